@@ -1,0 +1,5 @@
+"""``python -m checker`` is the same program as ``sse-check``."""
+
+from checker.cli import main
+
+raise SystemExit(main())

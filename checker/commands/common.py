@@ -1,0 +1,110 @@
+"""Options shared by the commands that run the engine (lint, probe, and later proxy)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from checker.engine import Limits
+from checker.errors import UsageError
+from checker.findings import Severity
+from checker.profiles import PROFILES, get_profile
+from checker.report import REPORTERS, ReportOptions
+from checker.rules import RULES
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", default="openai", choices=sorted(PROFILES), help="which reference to hold the stream to (default: openai)")
+    parser.add_argument("--select", action="append", default=[], metavar="CODES",
+                        help="only these rules: codes, family prefixes (ITM) or names, comma-separated; repeatable")
+    parser.add_argument("--ignore", action="append", default=[], metavar="CODES",
+                        help="skip these rules (codes, prefixes or names); repeatable")
+    parser.add_argument("--fail-on", default="warning", choices=["error", "warning", "info"],
+                        help="lowest severity that makes the exit code 1 (default: warning)")
+    parser.add_argument("--format", default="text", choices=sorted(REPORTERS), help="report format (default: text)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
+                        help="colour in the text report (NO_COLOR is honoured)")
+    parser.add_argument("--timeline", action="store_true", help="draw an event timeline per capture (text format)")
+    parser.add_argument("--all-occurrences", action="store_true",
+                        help="report every occurrence instead of the first one with a count")
+    parser.add_argument("--max-line-bytes", type=_size, default=Limits().max_line_bytes, metavar="N",
+                        help="longest line accepted (default 16 MiB); longer lines are skipped with a finding")
+    parser.add_argument("--max-event-bytes", type=_size, default=Limits().max_event_bytes, metavar="N",
+                        help="largest event data accepted (default 64 MiB)")
+
+
+def _size(text: str) -> int:
+    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
+    text = text.strip().lower().removesuffix("b").removesuffix("i")
+    factor = units.get(text[-1:], 1)
+    number = text[:-1] if text[-1:] in units else text
+    try:
+        value = int(number) * factor
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def _selectors(values: list[str]) -> list[str]:
+    chosen: list[str] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if not any(code.startswith(part.upper()) or RULES[code].name == part for code in RULES):
+                raise UsageError(f"--select/--ignore: {part!r} matches no rule (see `sse-check rules`)")
+            chosen.extend(code for code in RULES if code.startswith(part.upper()) or RULES[code].name == part)
+    return chosen
+
+
+def engine_options(args: argparse.Namespace) -> dict[str, Any]:
+    try:
+        profile = get_profile(args.profile)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return {
+        "profile": profile,
+        "select": _selectors(args.select) or None,
+        "ignore": _selectors(args.ignore) or None,
+        "limits": Limits(max_line_bytes=args.max_line_bytes, max_event_bytes=args.max_event_bytes),
+        "collapse": not args.all_occurrences,
+        "trace": bool(args.timeline),
+    }
+
+
+def report_options(args: argparse.Namespace, *, command: str) -> ReportOptions:
+    return ReportOptions(
+        command=command,
+        profile=args.profile,
+        fail_on=Severity.parse(args.fail_on),
+        color=args.color,
+        timeline=args.timeline,
+    )
+
+
+@contextlib.contextmanager
+def open_output(path: str | None) -> Iterator[IO[str]]:
+    """stdout, or a file written atomically (temp file + rename) so no half report is left behind."""
+    if path is None or path == "-":
+        yield sys.stdout
+        return
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            yield handle
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,27 @@
+"""The one place that decides about colour (``--color``, ``NO_COLOR``, ``FORCE_COLOR``)."""
+
+from __future__ import annotations
+
+import os
+from typing import IO
+
+from rich.console import Console
+
+
+def make_console(stream: IO[str], color: str = "auto", *, width: int | None = None) -> Console:
+    if color == "always":
+        force = True
+    elif color == "never" or os.environ.get("NO_COLOR"):
+        force = False
+    elif os.environ.get("FORCE_COLOR"):
+        force = True
+    else:
+        force = None  # rich decides from the stream (a terminal or not)
+    return Console(
+        file=stream,
+        force_terminal=force,
+        no_color=force is False,
+        highlight=False,
+        soft_wrap=False,
+        width=width or (None if stream.isatty() else 120),
+    )

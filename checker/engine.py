@@ -1,0 +1,405 @@
+"""The one pipeline: bytes → SSE decoder → JSON → schemas → Responses machine → findings.
+
+``lint``, ``probe``, ``serve`` tests, ``proxy`` and the pytest plugin all call
+:class:`StreamLinter`, so a live verdict and the lint of its saved capture are
+the same computation on the same bytes. The engine is sans-I/O: it is fed
+bytes and returns findings; reading files or sockets is the caller's job.
+
+Repeated findings (the same rule with the same message, e.g. "output_text.delta
+has no sequence_number" on every delta) are reported once, at their first
+position, with ``occurrences`` counting them all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import orjson
+
+from checker.findings import Finding, Position, Severity
+from checker.machine import ResponsesMachine
+from checker.profiles import OPENAI, Profile, StreamFacts
+from checker.rules import framing, lifecycle, schema
+from checker.rules.registry import Rule
+from checker.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
+
+# Schema violations that have a rule of their own, by (keyword, pointer).
+_FIELD_RULES: dict[str, Rule] = {
+    "/sequence_number": lifecycle.SEQUENCE_MISSING,
+    "/logprobs": schema.LOGPROBS_MISSING,
+}
+_KEEPALIVE_WORDS = {b"ping", b"keepalive", b"keep-alive", b"heartbeat", b""}
+
+
+def _field_rules() -> dict[str, Rule]:
+    from checker.rules import content, items
+
+    rules = dict(_FIELD_RULES)
+    rules["/output_index"] = items.OUTPUT_INDEX_MISSING
+    rules["/content_index"] = content.CONTENT_INDEX_MISSING
+    return rules
+
+
+FIELD_RULES = _field_rules()
+
+
+class TraceEntry(NamedTuple):
+    index: int
+    line: int
+    type: str
+    lane: str  # the item id an event belongs to, or "response"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+
+
+@dataclass(slots=True, kw_only=True)
+class LintResult:
+    """What a finished lint knows: findings (collapsed, in stream order) and counts."""
+
+    findings: list[Finding]
+    events: int
+    bytes: int
+    terminal: str | None
+    response_id: str | None
+    profile: str
+    items: list[dict[str, Any]] = field(default_factory=list)
+    trace: list["TraceEntry"] | None = None
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), default=None)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def codes(self) -> list[str]:
+        return sorted({f.code for f in self.findings})
+
+
+class StreamLinter:
+    """Incremental lint of one Responses stream.
+
+    ``feed(chunk)`` returns the findings that chunk completed (first
+    occurrences only, profile applied); ``close()`` ends the stream and
+    returns the :class:`LintResult`.
+    """
+
+    def __init__(
+        self,
+        *,
+        profile: Profile = OPENAI,
+        request: dict[str, Any] | None = None,
+        select: Iterable[str] | None = None,
+        ignore: Iterable[str] | None = None,
+        limits: Limits = Limits(),
+        collapse: bool = True,
+        trace: bool = False,
+        schema_set: Any = None,
+    ) -> None:
+        self.profile = profile
+        if schema_set is None:
+            from checker.schemas import load_schema_set
+
+            schema_set = load_schema_set(profile.schema_set)
+        self.schemas = schema_set
+        self.decoder = SSEDecoder(max_line_bytes=limits.max_line_bytes, max_event_bytes=limits.max_event_bytes)
+        self.machine = ResponsesMachine(request=request, known_types=self.schemas.known_event_types())
+        self._select = tuple(s.upper() for s in select) if select else ()
+        self._ignore = tuple(s.upper() for s in ignore) if ignore else ()
+        self._collapse = collapse
+        self._firsts: list[Finding] = []
+        self._counts: dict[tuple[str, str], int] = {}
+        self._deferred: list[Finding] = []
+        self._deferred_codes = profile.deferred_codes
+        self._done_seen = False
+        self._closed_result: LintResult | None = None
+        # Set when the body turns out not to be a Responses event stream at
+        # all (a JSON error body, HTML, gzip; or another API's stream): one
+        # finding says so instead of a cascade of protocol findings.
+        self._head = b""
+        self._opaque = False
+        self._sniffed = False
+        self._foreign = False
+        self._first_object = True
+        # (event index, line, type, lane) per event, for timelines; off by default.
+        self._trace: list[TraceEntry] | None = [] if trace else None
+
+    # -- feeding --------------------------------------------------------------
+
+    def feed(self, chunk: bytes) -> list[Finding]:
+        out: list[Finding] = []
+        if not self._sniffed:
+            chunk = self._sniff(chunk, out, final=False)
+        if self._opaque:
+            self._opaque_bytes += len(chunk)
+            return out
+        for item in self.decoder.feed(chunk):
+            self._take(item, out)
+        return out
+
+    def close(self) -> LintResult:
+        if self._closed_result is not None:
+            return self._closed_result
+        out: list[Finding] = []
+        if not self._sniffed:
+            self._sniff(b"", out, final=True)
+        if not self._opaque:
+            for item in self.decoder.close():
+                self._take(item, out)
+            end = self.decoder.end_position()
+            if self.decoder.events_dispatched == 0 and not any(
+                f.code in ("SSE004", "SSE020", "SSE021") for f in self._firsts
+            ):
+                what = "" if self.decoder.bytes_seen == 0 else " (no events: only blank lines or comments)"
+                self._emit(framing.EMPTY_STREAM.finding(end, what=what), out)
+            elif not self._foreign:
+                for finding in self.machine.finish(end):
+                    self._emit(finding, out)
+                if self.profile.done_sentinel == "required" and not self._done_seen:
+                    self._emit(framing.DONE_MISSING.finding(end), out)
+        facts = StreamFacts(truncated=self.machine.state.truncated)
+        for finding in self._deferred:
+            self._record(self.profile.apply(finding, facts), out)
+        findings = self._firsts
+        if self._collapse:
+            findings = [
+                dataclasses.replace(f, occurrences=self._counts[(f.code, f.message)])
+                if self._counts[(f.code, f.message)] > 1
+                else f
+                for f in findings
+            ]
+        findings.sort(key=lambda f: (f.position.byte, f.position.line))
+        st = self.machine.state
+        self._closed_result = LintResult(
+            findings=findings,
+            events=self.decoder.events_dispatched,
+            bytes=self.decoder.bytes_seen + self._opaque_bytes,
+            terminal=st.terminal_type,
+            response_id=st.response_id,
+            profile=self.profile.name,
+            trace=self._trace,
+            items=[
+                {"id": it.id, "type": it.type, "output_index": it.output_index, "done": it.done}
+                for it in self.machine.items
+            ],
+        )
+        return self._closed_result
+
+    # -- what kind of body is this? --------------------------------------------
+
+    _opaque_bytes = 0
+
+    def _sniff(self, chunk: bytes, out: list[Finding], *, final: bool) -> bytes:
+        """Look at the first significant bytes once; return what the decoder should get."""
+        self._head += chunk
+        head = self._head
+        significant = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+        if not significant and not final:
+            return b""  # nothing to judge by yet: hold the bytes back
+        if len(significant) < 2 and significant[:1] == b"\x1f" and not final:
+            return b""
+        self._sniffed = True
+        self._head = b""
+        kind = _body_kind(significant)
+        if kind is None:
+            return head
+        self._opaque = True
+        self._opaque_bytes = len(head)
+        snippet = _clip(significant, 120) if kind != "gzip-compressed data" else "1f 8b …"
+        self._emit(framing.NOT_AN_EVENT_STREAM.finding(Position(line=1, byte=0), kind=kind, snippet=snippet), out)
+        return b""
+
+    # -- one decoded unit -----------------------------------------------------
+
+    def _take(self, item: SSEEvent | Finding, out: list[Finding]) -> None:
+        if isinstance(item, Finding):
+            self._emit(item, out)
+            return
+        self._event(item, out)
+
+    def _event(self, ev: SSEEvent, out: list[Finding]) -> None:
+        data = ev.data
+        if data == b"[DONE]":
+            pos = ev.position
+            if self._foreign:
+                return
+            if self._done_seen:
+                self._emit(framing.AFTER_TERMINAL.finding(pos, what="a second [DONE]", terminal="[DONE]"), out)
+            self._done_seen = True
+            if self.profile.done_sentinel == "forbidden":
+                self._emit(framing.DONE_SENT.finding(pos), out)
+            return
+        if self._done_seen:
+            self._emit(
+                framing.AFTER_TERMINAL.finding(ev.position, what=f"event {ev.event or 'data'}", terminal="[DONE]"),
+                out,
+            )
+            return
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            pos = ev.position
+            stripped = data.strip()
+            if stripped.startswith(b":") or stripped.lower() in _KEEPALIVE_WORDS:
+                self._emit(framing.KEEPALIVE_AS_DATA.finding(pos, data=_clip(data)), out)
+            else:
+                self._emit(framing.DATA_NOT_JSON.finding(pos, error=_json_error(exc, data)), out)
+            return
+        if not isinstance(obj, dict):
+            self._emit(framing.DATA_NOT_OBJECT.finding(ev.position, kind=_json_kind(obj)), out)
+            return
+        if self._first_object:
+            self._first_object = False
+            foreign = _foreign_api(obj)
+            if foreign is not None:
+                self._foreign = True
+                self._emit(schema.WRONG_API.finding(ev.position, api=foreign[0], evidence=foreign[1]), out)
+        if self._foreign:
+            return
+        etype = obj.get("type")
+        pos = Position(line=ev.line, byte=ev.byte, event_index=ev.index,
+                       event_type=etype if isinstance(etype, str) else ev.event)
+        if self._trace is not None:
+            self._trace.append(TraceEntry(ev.index, ev.line, etype if isinstance(etype, str) else "?", _lane(obj)))
+        if ev.data_lines > 1:
+            self._emit(framing.MULTILINE_DATA.finding(pos, count=ev.data_lines), out)
+        error = obj.get("error")
+        if error:
+            self._emit(
+                lifecycle.TOP_LEVEL_ERROR.finding(pos, type=etype, detail=_clip(orjson.dumps(error), 120)), out
+            )
+        if not isinstance(etype, str):
+            self._emit(schema.MISSING_TYPE.finding(pos), out)
+            return
+        if ev.event is None:
+            self._emit(framing.MISSING_EVENT_LINE.finding(pos), out)
+        elif ev.event != etype:
+            self._emit(framing.EVENT_MISMATCH.finding(pos, event=ev.event, type=etype), out)
+        if not self.machine.terminated:
+            for violation in self.schemas.validate_event(obj):
+                self._emit(_classify(violation, etype, pos), out)
+        for finding in self.machine.handle(obj, pos):
+            self._emit(finding, out)
+
+    # -- recording ------------------------------------------------------------
+
+    def _wanted(self, code: str) -> bool:
+        if not self.profile.is_enabled(code):
+            return False
+        if self._select and not code.startswith(self._select):
+            return False
+        if self._ignore and code.startswith(self._ignore):
+            return False
+        return True
+
+    def _emit(self, finding: Finding, out: list[Finding]) -> None:
+        if not self._wanted(finding.code):
+            return
+        if finding.code in self._deferred_codes:
+            self._deferred.append(finding)
+            return
+        self._record(self.profile.apply(finding), out)
+
+    def _record(self, finding: Finding, out: list[Finding]) -> None:
+        key = (finding.code, finding.message)
+        seen = self._counts.get(key, 0)
+        self._counts[key] = seen + 1
+        if seen and self._collapse:
+            return
+        self._firsts.append(finding)
+        out.append(finding)
+
+
+def lint_bytes(data: bytes, **options: Any) -> LintResult:
+    """Lint a whole capture held in memory."""
+    linter = StreamLinter(**options)
+    linter.feed(data)
+    return linter.close()
+
+
+def lint_chunks(chunks: Iterable[bytes], **options: Any) -> LintResult:
+    """Lint a capture arriving as an iterable of chunks (a file read in blocks, a socket)."""
+    linter = StreamLinter(**options)
+    for chunk in chunks:
+        linter.feed(chunk)
+    return linter.close()
+
+
+def _classify(violation: Any, etype: str, pos: Position) -> Finding:
+    pointer: str = violation.pointer
+    details = {"keyword": violation.keyword, "missing": violation.missing, "pointer": pointer, "type": etype}
+    if violation.keyword == "required" and pointer in FIELD_RULES:
+        return FIELD_RULES[pointer].finding(pos, pointer=pointer, details=details, type=etype)
+    if pointer.startswith("/response/usage"):
+        rule = lifecycle.USAGE_MALFORMED
+        return rule.finding(pos, pointer=pointer, details=details, detail=f"{pointer}: {violation.message}")
+    if pointer.startswith("/response/output/") or pointer.startswith("/item"):
+        rule = schema.ITEM_SCHEMA
+    elif pointer.startswith("/response"):
+        rule = schema.RESPONSE_SCHEMA
+    elif pointer.startswith("/part"):
+        rule = schema.PART_SCHEMA
+    else:
+        rule = schema.EVENT_SCHEMA
+    return rule.finding(pos, pointer=pointer, details=details, type=etype, where=pointer or "/",
+                        detail=violation.message)
+
+
+def _lane(obj: dict[str, Any]) -> str:
+    item = obj.get("item")
+    if isinstance(item, dict) and isinstance(item.get("id"), str):
+        return item["id"]
+    item_id = obj.get("item_id")
+    if isinstance(item_id, str):
+        return item_id
+    index = obj.get("output_index")
+    if type(index) is int:
+        return f"#{index}"
+    return "response"
+
+
+def _body_kind(head: bytes) -> str | None:
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip-compressed data"
+    first = head[:1]
+    if first in (b"{", b"["):
+        return "a JSON document"
+    if first == b"<":
+        return "an HTML page" if b"html" in head[:512].lower() else "markup (HTML/XML)"
+    return None
+
+
+def _foreign_api(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """(API name, evidence) when an event object belongs to another API."""
+    kind = obj.get("object")
+    if kind == "chat.completion.chunk" or ("choices" in obj and "type" not in obj):
+        return "an OpenAI Chat Completions stream", f"object {kind!r}, choices[]"
+    if kind == "text_completion":
+        return "a legacy Completions stream", "object 'text_completion'"
+    if obj.get("type") in {"message_start", "content_block_start", "content_block_delta", "message_delta",
+                           "message_stop", "content_block_stop"}:
+        return "an Anthropic Messages stream", f"type {obj.get('type')!r}"
+    return None
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _json_error(exc: Exception, data: bytes) -> str:
+    text = str(exc)
+    if not data.strip():
+        return "empty data"
+    return text
+
+
+def _clip(value: bytes, n: int = 60) -> str:
+    text = value.decode("utf-8", "replace")
+    return text if len(text) <= n else text[:n] + "…"

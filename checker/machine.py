@@ -1,0 +1,788 @@
+"""The Responses state machine: decoded event objects in, findings out.
+
+Theory of operation
+-------------------
+The machine is sans-I/O (h11's model): the engine hands it one JSON object at
+a time with its position and receives findings back; it never reads, waits or
+raises for a protocol problem. It keeps exactly the state the rules of SPEC §2
+need:
+
+* the lifecycle state of the response, moved by ``LIFECYCLE`` below: a table
+  of (state, kind of event) → (next state, rule broken or None). An event that
+  arrives where the table has no row breaks a rule; the table is the grammar.
+* the output items, by id and by ``output_index`` (pairing is always by id,
+  so llama.cpp's delayed reasoning ``output_item.done`` is understood as a
+  legal interleaving, reported by its own rule for positional clients);
+* per item, its content parts and summary parts (index, type, open/closed),
+  and the text or arguments streamed into each, as ``TextAccumulator``s so
+  memory stays bounded by the open items.
+
+Field *shapes* (types, required fields) are the schemas' job, not this
+module's: a missing ``output_index`` is reported once, by the schema check,
+and the machine simply pairs by id. Item-scoped events are described by
+``SCOPES``: which item type they belong to, whether they target a content
+part, a summary part or the arguments, and what role they play.
+
+Where code may live: rules are raised only through the registry's ``Rule``
+objects; positions come from the caller; nothing here knows about profiles
+(the engine applies them to the findings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from checker.findings import Finding, Position
+from checker.rules import calls, content, framing, ids, items, lifecycle, reasoning, reconcile, schema
+from checker.text import TextAccumulator, describe_difference
+
+TERMINAL_TYPES = frozenset({"response.completed", "response.incomplete", "response.failed"})
+TERMINAL_STATUS = {
+    "response.completed": "completed",
+    "response.incomplete": "incomplete",
+    "response.failed": "failed",
+}
+
+# --- lifecycle ---------------------------------------------------------------
+# Kinds of event as the lifecycle sees them.
+CREATED, QUEUED, IN_PROGRESS, ITEM, TERMINAL, OTHER = "created", "queued", "in_progress", "item", "terminal", "other"
+
+# (state, kind) -> (next state, rule code broken on the way or None).
+# States: start → created → [queued] → in_progress → output → terminal.
+LIFECYCLE: dict[tuple[str, str], tuple[str, str | None]] = {
+    ("start", CREATED): ("created", None),
+    ("created", QUEUED): ("queued", None),
+    ("created", IN_PROGRESS): ("in_progress", None),
+    ("queued", IN_PROGRESS): ("in_progress", None),
+    ("in_progress", ITEM): ("output", None),
+    ("output", ITEM): ("output", None),
+    ("created", ITEM): ("output", "LIF003"),
+    ("queued", ITEM): ("output", "LIF003"),
+    ("in_progress", IN_PROGRESS): ("in_progress", "LIF005"),
+    ("in_progress", QUEUED): ("in_progress", "LIF004"),
+    ("output", IN_PROGRESS): ("output", "LIF004"),
+    ("output", QUEUED): ("output", "LIF004"),
+    ("queued", QUEUED): ("queued", "LIF004"),
+    ("created", TERMINAL): ("terminal", None),
+    ("queued", TERMINAL): ("terminal", None),
+    ("in_progress", TERMINAL): ("terminal", None),
+    ("output", TERMINAL): ("terminal", None),
+}
+# Anything but response.created first breaks LIF001 (reported once; the
+# stream is then read on as if it had started); CREATED again breaks LIF002.
+for _state in ("created", "queued", "in_progress", "output"):
+    LIFECYCLE[(_state, CREATED)] = (_state, "LIF002")
+    LIFECYCLE[(_state, OTHER)] = (_state, None)
+LIFECYCLE.update(
+    {
+        ("start", QUEUED): ("queued", "LIF001"),
+        ("start", IN_PROGRESS): ("in_progress", "LIF001"),
+        ("start", ITEM): ("output", "LIF001"),
+        ("start", TERMINAL): ("terminal", "LIF001"),
+        ("start", OTHER): ("start", "LIF001"),
+    }
+)
+
+LIFECYCLE_KIND = {
+    "response.created": CREATED,
+    "response.queued": QUEUED,
+    "response.in_progress": IN_PROGRESS,
+    "response.completed": TERMINAL,
+    "response.incomplete": TERMINAL,
+    "response.failed": TERMINAL,
+}
+
+
+# --- item-scoped events ------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Scope:
+    item_type: str | None  # the item type the event belongs to (None: message or reasoning, by part)
+    target: str  # "item" | "content" | "summary" | "args"
+    role: str  # "added", "done", "delta", "text_done", "part_added", "part_done", "other"
+    part_type: str | None = None  # the part type a text event writes into
+    field: str | None = None  # the JSON field carrying the delta or final text
+
+
+SCOPES: dict[str, Scope] = {
+    "response.output_item.added": Scope(None, "item", "added"),
+    "response.output_item.done": Scope(None, "item", "done"),
+    "response.content_part.added": Scope(None, "content", "part_added"),
+    "response.content_part.done": Scope(None, "content", "part_done"),
+    "response.output_text.delta": Scope("message", "content", "delta", "output_text", "delta"),
+    "response.output_text.done": Scope("message", "content", "text_done", "output_text", "text"),
+    "response.output_text.annotation.added": Scope("message", "content", "other", "output_text"),
+    "response.refusal.delta": Scope("message", "content", "delta", "refusal", "delta"),
+    "response.refusal.done": Scope("message", "content", "text_done", "refusal", "refusal"),
+    "response.reasoning_text.delta": Scope("reasoning", "content", "delta", "reasoning_text", "delta"),
+    "response.reasoning_text.done": Scope("reasoning", "content", "text_done", "reasoning_text", "text"),
+    "response.reasoning_summary_part.added": Scope("reasoning", "summary", "part_added"),
+    "response.reasoning_summary_part.done": Scope("reasoning", "summary", "part_done"),
+    "response.reasoning_summary_text.delta": Scope("reasoning", "summary", "delta", "summary_text", "delta"),
+    "response.reasoning_summary_text.done": Scope("reasoning", "summary", "text_done", "summary_text", "text"),
+    "response.function_call_arguments.delta": Scope("function_call", "args", "delta", None, "delta"),
+    "response.function_call_arguments.done": Scope("function_call", "args", "text_done", None, "arguments"),
+}
+# Hosted-tool progress events only need their item to exist and be open.
+for _prefix, _item_type in (
+    ("response.web_search_call.", "web_search_call"),
+    ("response.file_search_call.", "file_search_call"),
+    ("response.code_interpreter_call.", "code_interpreter_call"),
+    ("response.code_interpreter_call_code.", "code_interpreter_call"),
+    ("response.image_generation_call.", "image_generation_call"),
+    ("response.mcp_call.", "mcp_call"),
+    ("response.mcp_call_arguments.", "mcp_call"),
+    ("response.mcp_list_tools.", "mcp_list_tools"),
+    ("response.custom_tool_call_input.", "custom_tool_call"),
+):
+    for _suffix in ("in_progress", "searching", "completed", "interpreting", "generating", "partial_image",
+                    "failed", "delta", "done"):
+        SCOPES.setdefault(_prefix + _suffix, Scope(_item_type, "item", "other"))
+
+# Which text event closes a part of each type.
+TEXT_DONE_TYPE = {
+    "output_text": "response.output_text.done",
+    "refusal": "response.refusal.done",
+    "reasoning_text": "response.reasoning_text.done",
+    "summary_text": "response.reasoning_summary_text.done",
+}
+# Which item type may hold a content part of each type.
+PART_OWNER = {"output_text": "message", "refusal": "message", "reasoning_text": "reasoning"}
+
+# vLLM-style aliases, handled as their canonical event after being reported.
+ALIASES = {
+    "response.reasoning_part.added": "response.content_part.added",
+    "response.reasoning_part.done": "response.content_part.done",
+    "response.reasoning.delta": "response.reasoning_text.delta",
+    "response.reasoning.done": "response.reasoning_text.done",
+    "response.reasoning_summary.delta": "response.reasoning_summary_text.delta",
+    "response.reasoning_summary.done": "response.reasoning_summary_text.done",
+}
+
+ID_PREFIXES = {"message": "msg_", "reasoning": "rs_", "function_call": "fc_"}
+
+
+@dataclass(slots=True)
+class Part:
+    index: int
+    type: str | None
+    text: TextAccumulator
+    implicit: bool = False  # created for a delta that arrived without its part
+    text_done: bool = False
+    closed: bool = False
+    final: str | None = None  # the text at content_part.done / summary_part.done
+
+
+@dataclass(slots=True)
+class Item:
+    id: str | None
+    type: str | None
+    output_index: int | None
+    added_at: int | None
+    call_id: str | None = None
+    name: str | None = None
+    done: bool = False
+    content: list[Part] = field(default_factory=list)
+    summary: list[Part] = field(default_factory=list)
+    arguments: TextAccumulator = field(default_factory=TextAccumulator)
+    arguments_done: bool = False
+    # What the item's output_item.done said, for the final-output comparison.
+    final_fingerprint: tuple[Any, ...] | None = None
+
+    @property
+    def label(self) -> str:
+        return self.id if self.id is not None else f"#{self.output_index}"
+
+
+@dataclass(slots=True)
+class MachineState:
+    lifecycle: str = "start"
+    response_id: str | None = None
+    first_created: int | None = None
+    first_in_progress: int | None = None
+    terminal_type: str | None = None
+    terminal_index: int | None = None
+    last_sequence: int | None = None
+    events: int = 0
+    truncated: bool = False
+    reported_first: bool = False
+
+
+class ResponsesMachine:
+    """Consumes Responses event objects in order; returns findings per event."""
+
+    def __init__(self, *, request: dict[str, Any] | None = None, known_types: frozenset[str] | None = None) -> None:
+        self.state = MachineState()
+        self.request = request or {}
+        self.known_types = known_types
+        self.items: list[Item] = []  # in added order
+        self.by_id: dict[str, Item] = {}
+        self.by_index: dict[int, Item] = {}
+        self.call_ids: dict[str, Item] = {}
+        self.done_items: list[Item] = []
+
+    # -- entry points ---------------------------------------------------------
+
+    @property
+    def terminated(self) -> bool:
+        return self.state.lifecycle == "terminal"
+
+    def handle(self, event: dict[str, Any], pos: Position) -> list[Finding]:
+        """One decoded event object (with a string ``type``) at ``pos``."""
+        out: list[Finding] = []
+        etype: str = event["type"]
+        st = self.state
+        st.events += 1
+        if st.lifecycle == "terminal":
+            out.append(
+                framing.AFTER_TERMINAL.finding(pos, what=f"event {etype!r}", terminal=st.terminal_type)
+            )
+            if etype in TERMINAL_TYPES:
+                out.append(
+                    lifecycle.MULTIPLE_TERMINAL.finding(
+                        pos, type=etype, first=st.terminal_type, first_index=st.terminal_index
+                    )
+                )
+            return out
+        self._sequence(event, pos, out)
+        if etype in ALIASES:
+            canonical = ALIASES[etype]
+            out.append(schema.ALIAS_EVENT.finding(pos, type=etype, canonical=canonical))
+            etype = canonical
+        kind = LIFECYCLE_KIND.get(etype)
+        if kind is None:
+            kind = ITEM if etype in SCOPES else OTHER
+        self._lifecycle(etype, kind, event, pos, out)
+        if kind in (CREATED, QUEUED, IN_PROGRESS, TERMINAL):
+            self._response_event(etype, event, pos, out)
+        elif kind == ITEM:
+            self._item_event(etype, SCOPES[etype], event, pos, out)
+        elif etype == "error":
+            out.append(lifecycle.ERROR_EVENT.finding(pos, detail=_error_text(event)))
+        elif self.known_types is not None and etype not in self.known_types:
+            if ":" in etype:
+                out.append(schema.VENDOR_EVENT.finding(pos, type=etype))
+            else:
+                out.append(schema.UNKNOWN_EVENT.finding(pos, type=etype))
+        return out
+
+    def finish(self, pos: Position) -> list[Finding]:
+        """End of stream."""
+        if self.state.lifecycle != "terminal":
+            return [lifecycle.MISSING_TERMINAL.finding(pos)]
+        return []
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def _sequence(self, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        seq = event.get("sequence_number")
+        if type(seq) is not int:
+            return  # presence and type are the schema's findings
+        last = self.state.last_sequence
+        if last is not None and seq <= last:
+            out.append(lifecycle.SEQUENCE_ORDER.finding(pos, got=seq, previous=last))
+        self.state.last_sequence = seq if last is None else max(seq, last)
+
+    def _lifecycle(self, etype: str, kind: str, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        st = self.state
+        next_state, broken = LIFECYCLE.get((st.lifecycle, kind), (st.lifecycle, None))
+        if broken == "LIF001":
+            if not st.reported_first:
+                st.reported_first = True
+                out.append(lifecycle.FIRST_NOT_CREATED.finding(pos, type=etype))
+        elif broken == "LIF002":
+            out.append(lifecycle.DUPLICATE_CREATED.finding(pos, first=st.first_created))
+        elif broken == "LIF003":
+            out.append(lifecycle.IN_PROGRESS_MISSING.finding(pos, type=etype))
+        elif broken == "LIF004":
+            after = "output items started" if st.lifecycle == "output" else f"response.{st.lifecycle}"
+            out.append(lifecycle.LIFECYCLE_ORDER.finding(pos, type=etype, after=after))
+        elif broken == "LIF005":
+            out.append(lifecycle.REPEATED_IN_PROGRESS.finding(pos, first=st.first_in_progress))
+        if kind == CREATED and st.first_created is None:
+            st.first_created = pos.event_index
+        if kind == IN_PROGRESS and st.first_in_progress is None:
+            st.first_in_progress = pos.event_index
+        st.lifecycle = next_state
+
+    def _response_event(self, etype: str, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        st = self.state
+        response = event.get("response")
+        if not isinstance(response, dict):
+            response = {}
+        rid = response.get("id")
+        if isinstance(rid, str):
+            if st.response_id is None:
+                st.response_id = rid
+                if not rid.startswith("resp_"):
+                    out.append(ids.ID_PREFIX.finding(pos, kind="response", id=rid, prefix="resp_"))
+            elif rid != st.response_id:
+                out.append(lifecycle.RESPONSE_ID_CHANGED.finding(pos, type=etype, id=rid, first=st.response_id))
+        if etype in TERMINAL_TYPES:
+            st.terminal_type = etype
+            st.terminal_index = pos.event_index
+            self._terminal(etype, response, pos, out)
+
+    def _terminal(self, etype: str, response: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        open_items = [it.label for it in self.items if not it.done]
+        if open_items:
+            out.append(lifecycle.UNFINISHED_ITEMS.finding(pos, type=etype, items=", ".join(open_items)))
+        status = response.get("status")
+        expected = TERMINAL_STATUS[etype]
+        if status != expected:
+            out.append(lifecycle.STATUS_MISMATCH.finding(pos, type=etype, status=status, expected=expected))
+        if etype == "response.failed" and not response.get("error"):
+            out.append(lifecycle.FAILED_WITHOUT_ERROR.finding(pos))
+        if etype == "response.incomplete":
+            details = response.get("incomplete_details")
+            if not (isinstance(details, dict) and details.get("reason")):
+                out.append(lifecycle.INCOMPLETE_WITHOUT_REASON.finding(pos))
+        usage = response.get("usage")
+        if isinstance(usage, dict):
+            self._usage(usage, pos, out)
+            limit = response.get("max_output_tokens", self.request.get("max_output_tokens"))
+            produced = usage.get("output_tokens")
+            if type(limit) is int and type(produced) is int and produced >= limit:
+                self.state.truncated = True
+                if etype == "response.completed":
+                    out.append(
+                        lifecycle.TRUNCATED_AS_COMPLETED.finding(
+                            pos, output_tokens=produced, max_output_tokens=limit
+                        )
+                    )
+        if "output" in response and isinstance(response["output"], list):
+            self._final_output(etype, response["output"], pos, out)
+
+    def _usage(self, usage: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        # Presence and integer types are the schema's (classified as LIF018);
+        # the arithmetic is not a shape, so it is checked here.
+        i, o, t = usage.get("input_tokens"), usage.get("output_tokens"), usage.get("total_tokens")
+        if type(i) is int and type(o) is int and type(t) is int and i + o != t:
+            out.append(
+                lifecycle.USAGE_MALFORMED.finding(
+                    pos, pointer="/response/usage/total_tokens",
+                    detail=f"total_tokens {t} is not input_tokens {i} + output_tokens {o}",
+                )
+            )
+
+    def _final_output(self, etype: str, output: list[Any], pos: Position, out: list[Finding]) -> None:
+        done = sorted(self.done_items, key=lambda it: (it.output_index if it.output_index is not None else 1 << 30))
+        if not output:
+            if done:
+                out.append(reconcile.COMPLETED_OUTPUT_EMPTY.finding(pos, type=etype, count=len(done)))
+            return
+        problems: list[str] = []
+        if len(output) != len(done):
+            problems.append(f"{len(output)} item(s) in output, {len(done)} item(s) done in the stream")
+        for index, (final, item) in enumerate(zip(output, done)):
+            if not isinstance(final, dict):
+                problems.append(f"output[{index}] is not an object")
+                continue
+            fid, ftype = final.get("id"), final.get("type")
+            if (fid, ftype) != (item.id, item.type):
+                problems.append(f"output[{index}] is {ftype} {fid!r}, the stream's item {index} is {item.type} {item.id!r}")
+                continue
+            if item.final_fingerprint is not None and _fingerprint(final) != item.final_fingerprint:
+                problems.append(f"output[{index}] ({fid!r}) differs from its output_item.done")
+        for problem in problems[:5]:
+            out.append(reconcile.COMPLETED_OUTPUT_MISMATCH.finding(pos, type=etype, detail=problem))
+
+    # -- items ----------------------------------------------------------------
+
+    def _item_event(self, etype: str, scope: Scope, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        if scope.role == "added" and scope.target == "item":
+            self._added(event, pos, out)
+            return
+        if scope.role == "done" and scope.target == "item":
+            self._done(event, pos, out)
+            return
+        item = self._resolve(etype, event, pos, out)
+        if item is None:
+            return
+        if item.done:
+            out.append(items.AFTER_ITEM_DONE.finding(pos, type=etype, item=item.label))
+            return
+        expected_type = scope.item_type
+        if expected_type is None and scope.target == "content":
+            part = event.get("part")
+            expected_type = PART_OWNER.get(part.get("type")) if isinstance(part, dict) else None
+        if expected_type is not None and item.type is not None and item.type != expected_type:
+            out.append(items.FAMILY_MISMATCH.finding(pos, type=etype, item_type=item.type, item=item.label))
+            return
+        if scope.target == "content":
+            self._content_event(etype, scope, item, event, pos, out)
+        elif scope.target == "summary":
+            self._summary_event(etype, scope, item, event, pos, out)
+        elif scope.target == "args":
+            self._args_event(etype, scope, item, event, pos, out)
+
+    def _resolve(self, etype: str, event: dict[str, Any], pos: Position, out: list[Finding]) -> Item | None:
+        item_id = event.get("item_id")
+        index = event.get("output_index")
+        by_index = self.by_index.get(index) if type(index) is int else None
+        if isinstance(item_id, str):
+            item = self.by_id.get(item_id)
+            if item is None:
+                out.append(items.UNKNOWN_ITEM.finding(pos, type=etype, item=item_id))
+                return None
+            if by_index is not None and by_index is not item:
+                out.append(
+                    items.ITEM_ID_MISMATCH.finding(
+                        pos, type=etype, item_id=item_id, index=index, expected=by_index.label
+                    )
+                )
+            elif by_index is None and type(index) is int:
+                out.append(
+                    items.ITEM_ID_MISMATCH.finding(pos, type=etype, item_id=item_id, index=index, expected=None)
+                )
+            return item
+        if by_index is not None:
+            return by_index
+        out.append(items.UNKNOWN_ITEM.finding(pos, type=etype, item=item_id if item_id is not None else index))
+        return None
+
+    def _added(self, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        raw = event.get("item")
+        if not isinstance(raw, dict):
+            return  # the schema reports it
+        index = event.get("output_index")
+        item_id = raw.get("id") if isinstance(raw.get("id"), str) else None
+        itype = raw.get("type") if isinstance(raw.get("type"), str) else None
+        call_id = raw.get("call_id") if isinstance(raw.get("call_id"), str) else None
+        item = Item(id=item_id, type=itype, output_index=index if type(index) is int else None,
+                    added_at=pos.event_index, call_id=call_id,
+                    name=raw.get("name") if isinstance(raw.get("name"), str) else None)
+        # Interleaving: a positional client pairs this added with the next done.
+        for earlier in self.items:
+            if not earlier.done:
+                out.append(
+                    items.INTERLEAVED.finding(
+                        pos, later_type=itype, later=item.label, earlier_type=earlier.type, earlier=earlier.label
+                    )
+                )
+                break
+        if item.output_index is not None:
+            other = self.by_index.get(item.output_index)
+            if other is not None:
+                out.append(items.OUTPUT_INDEX_REUSED.finding(pos, index=item.output_index, other=other.label))
+            elif item.output_index != len(self.items):
+                out.append(
+                    items.OUTPUT_INDEX_NOT_APPENDED.finding(pos, got=item.output_index, expected=len(self.items))
+                )
+        if item_id is None:
+            out.append(ids.ITEM_ID_MISSING.finding(pos))
+        else:
+            previous = self.by_id.get(item_id)
+            if previous is not None:
+                out.append(
+                    ids.DUPLICATE_ITEM_ID.finding(pos, id=item_id, first=previous.output_index, second=item.output_index)
+                )
+            prefix = ID_PREFIXES.get(itype or "")
+            if prefix and not item_id.startswith(prefix):
+                out.append(ids.ID_PREFIX.finding(pos, kind=f"{itype} item", id=item_id, prefix=prefix))
+        if itype == "function_call" and call_id is not None:
+            if call_id in self.call_ids:
+                out.append(ids.DUPLICATE_CALL_ID.finding(pos, id=call_id))
+            if not call_id.startswith("call_"):
+                out.append(ids.ID_PREFIX.finding(pos, kind="call", id=call_id, prefix="call_"))
+            if call_id == item_id:
+                out.append(ids.FC_ID_IS_CALL_ID.finding(pos, id=call_id))
+            self.call_ids.setdefault(call_id, item)
+            args = raw.get("arguments")
+            if isinstance(args, str) and args:
+                item.arguments.append(args)
+        status = raw.get("status")
+        if "status" in raw and status != "in_progress":
+            out.append(items.ADDED_STATUS.finding(pos, status=status))
+        # Parts an added item already carries count as added (and done).
+        for key, parts in (("content", item.content), ("summary", item.summary)):
+            initial = raw.get(key)
+            if isinstance(initial, list):
+                for n, part in enumerate(initial):
+                    text = _part_text(part)
+                    parts.append(Part(index=n, type=_part_type(part), text=TextAccumulator(text or ""),
+                                      text_done=True, closed=True, final=text))
+        self.items.append(item)
+        if item_id is not None:
+            self.by_id.setdefault(item_id, item)
+        if item.output_index is not None:
+            self.by_index.setdefault(item.output_index, item)
+
+    def _done(self, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        raw = event.get("item")
+        if not isinstance(raw, dict):
+            return
+        item_id = raw.get("id") if isinstance(raw.get("id"), str) else None
+        index = event.get("output_index")
+        item = self.by_id.get(item_id) if item_id is not None else None
+        if item is None and item_id is None and type(index) is int:
+            item = self.by_index.get(index)
+        if item is None:
+            out.append(items.DONE_WITHOUT_ADDED.finding(pos, item=item_id if item_id is not None else index))
+            return
+        if item.done:
+            out.append(items.DUPLICATE_DONE.finding(pos, item=item.label))
+            return
+        item.done = True
+        self.done_items.append(item)
+        for fname, added, done in (
+            ("id", item.id, item_id),
+            ("type", item.type, raw.get("type")),
+            ("call_id", item.call_id, raw.get("call_id") if item.type == "function_call" else item.call_id),
+            ("output_index", item.output_index, index if type(index) is int else item.output_index),
+        ):
+            if added != done:
+                out.append(items.DONE_IDENTITY.finding(pos, field=fname, added=added, done=done))
+        status = raw.get("status")
+        if status not in ("completed", "incomplete"):
+            out.append(items.DONE_STATUS.finding(pos, status=status, details={"status": status,
+                                                                              "item_type": item.type}))
+        if item.type == "function_call":
+            self._done_function_call(item, raw, pos, out)
+        for key, parts in (("content", item.content), ("summary", item.summary)):
+            self._close_parts(item, key, parts, pos, out)
+            final = raw.get(key)
+            if isinstance(final, list) and parts:
+                self._compare_parts(item, key, parts, final, pos, out)
+        item.final_fingerprint = _fingerprint(raw)
+
+    def _done_function_call(self, item: Item, raw: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        if not item.arguments_done:
+            out.append(calls.ARGUMENTS_DONE_MISSING.finding(pos, item=item.label))
+        final = raw.get("arguments")
+        if not isinstance(final, str):
+            return
+        streamed = item.arguments
+        if (len(streamed) or item.arguments_done) and not streamed.equals(final):
+            out.append(
+                reconcile.ITEM_DONE_MISMATCH.finding(
+                    pos, what="arguments", diff=describe_difference(streamed.text(), final)
+                )
+            )
+        try:
+            orjson.loads(final)
+        except orjson.JSONDecodeError as exc:
+            out.append(calls.ARGUMENTS_NOT_JSON.finding(pos, item=item.label, name=raw.get("name"), error=str(exc)))
+
+    def _close_parts(self, item: Item, key: str, parts: list[Part], pos: Position, out: list[Finding]) -> None:
+        for part in parts:
+            if part.closed:
+                continue
+            if not part.implicit:
+                rule = content.PART_NOT_DONE if key == "content" else reasoning.SUMMARY_PART_NOT_DONE
+                out.append(rule.finding(pos, item=item.label, index=part.index))
+            if not part.text_done:
+                self._text_done_missing(item, key, part, pos, out)
+            part.closed = True
+            part.final = part.text.text() if part.text.exact else None
+
+    def _text_done_missing(self, item: Item, key: str, part: Part, pos: Position, out: list[Finding]) -> None:
+        done_type = TEXT_DONE_TYPE.get(part.type or "", "the text .done event")
+        label = f"{'content' if key == 'content' else 'summary'} part {part.index}"
+        out.append(
+            content.TEXT_DONE_MISSING.finding(
+                pos, part=label, item=item.label, done_type=done_type,
+                details={"done_type": done_type, "item": item.label, "index": part.index},
+            )
+        )
+
+    def _compare_parts(
+        self, item: Item, key: str, parts: list[Part], final: list[Any], pos: Position, out: list[Finding]
+    ) -> None:
+        if len(final) != len(parts):
+            out.append(
+                reconcile.ITEM_DONE_MISMATCH.finding(
+                    pos, what=key, diff=f"{len(final)} part(s) at done, {len(parts)} streamed"
+                )
+            )
+        for part, final_part in zip(parts, final):
+            text = _part_text(final_part)
+            if text is None:
+                continue
+            if not part.text.equals(text):
+                out.append(
+                    reconcile.ITEM_DONE_MISMATCH.finding(
+                        pos, what=f"{key}[{part.index}] text", diff=describe_difference(part.text.text(), text)
+                    )
+                )
+
+    # -- parts ----------------------------------------------------------------
+
+    def _content_event(
+        self, etype: str, scope: Scope, item: Item, event: dict[str, Any], pos: Position, out: list[Finding]
+    ) -> None:
+        self._part_event(etype, scope, item, item.content, "content_index", event, pos, out, PART_RULES["content"])
+
+    def _summary_event(
+        self, etype: str, scope: Scope, item: Item, event: dict[str, Any], pos: Position, out: list[Finding]
+    ) -> None:
+        self._part_event(etype, scope, item, item.summary, "summary_index", event, pos, out, PART_RULES["summary"])
+
+    def _part_event(
+        self,
+        etype: str,
+        scope: Scope,
+        item: Item,
+        parts: list[Part],
+        index_field: str,
+        event: dict[str, Any],
+        pos: Position,
+        out: list[Finding],
+        rules: "PartRules",
+    ) -> None:
+        raw_index = event.get(index_field)
+        index = raw_index if type(raw_index) is int else None
+        if scope.role == "part_added":
+            expected = len(parts)
+            if index is not None and index != expected:
+                out.append(rules.not_appended.finding(pos, got=index, expected=expected))
+            part = event.get("part")
+            initial = _part_text(part) if isinstance(part, dict) else None
+            parts.append(Part(index=index if index is not None else expected, type=_part_type(part),
+                              text=TextAccumulator(initial or "")))
+            return
+        part = self._find_part(parts, index)
+        if part is None:
+            if scope.role in ("delta", "text_done"):
+                out.append(rules.before_part.finding(pos, type=etype, item=item.label, index=index,
+                                                     details={"type": etype, "item": item.label}))
+                part = Part(index=index if index is not None else len(parts), type=scope.part_type,
+                            text=TextAccumulator(), implicit=True)
+                parts.append(part)
+            else:
+                out.append(rules.after_done.finding(pos, type=etype, index=index, item=item.label))
+                return
+        if part.closed:
+            out.append(rules.after_done.finding(pos, type=etype, index=part.index, item=item.label))
+            return
+        open_part = parts[-1]
+        if index is not None and part is not open_part:
+            out.append(rules.index_mismatch.finding(pos, type=etype, got=index, expected=open_part.index))
+        if scope.part_type is not None and part.type is not None and part.type != scope.part_type:
+            out.append(content.PART_TYPE_MISMATCH.finding(pos, type=etype, part_type=part.type))
+        if scope.role == "delta":
+            delta = event.get(scope.field or "delta")
+            if isinstance(delta, str):
+                part.text.append(delta)
+        elif scope.role == "text_done":
+            if part.text_done:
+                out.append(rules.after_done.finding(pos, type=etype, index=part.index, item=item.label))
+                return
+            part.text_done = True
+            final = event.get(scope.field or "text")
+            if isinstance(final, str) and not part.text.equals(final):
+                out.append(
+                    reconcile.TEXT_DONE_MISMATCH.finding(
+                        pos, type=etype, diff=describe_difference(part.text.text(), final)
+                    )
+                )
+        elif scope.role == "part_done":
+            if not part.text_done and not part.implicit:
+                self._text_done_missing(item, "content" if rules is PART_RULES["content"] else "summary",
+                                        part, pos, out)
+            part.closed = True
+            done_part = event.get("part")
+            text = _part_text(done_part) if isinstance(done_part, dict) else None
+            if text is not None and not part.text.equals(text):
+                out.append(
+                    reconcile.PART_DONE_MISMATCH.finding(pos, diff=describe_difference(part.text.text(), text))
+                )
+            part.final = text
+
+    @staticmethod
+    def _find_part(parts: list[Part], index: int | None) -> Part | None:
+        if not parts:
+            return None
+        if index is None:
+            # No index to go by: the open part, else the last one.
+            return parts[-1]
+        for part in reversed(parts):
+            if part.index == index:
+                return part
+        return None
+
+    # -- function-call arguments ----------------------------------------------
+
+    def _args_event(
+        self, etype: str, scope: Scope, item: Item, event: dict[str, Any], pos: Position, out: list[Finding]
+    ) -> None:
+        if item.arguments_done:
+            out.append(calls.ARGUMENTS_AFTER_DONE.finding(pos, type=etype, item=item.label))
+            return
+        if scope.role == "delta":
+            delta = event.get("delta")
+            if isinstance(delta, str):
+                item.arguments.append(delta)
+            return
+        item.arguments_done = True
+        name = event.get("name")
+        if isinstance(name, str) and item.name is not None and name != item.name:
+            out.append(calls.NAME_MISMATCH.finding(pos, done=name, item_name=item.name))
+        final = event.get("arguments")
+        if isinstance(final, str) and not item.arguments.equals(final):
+            out.append(
+                reconcile.ARGUMENTS_DONE_MISMATCH.finding(pos, diff=describe_difference(item.arguments.text(), final))
+            )
+            item.arguments = TextAccumulator(final)
+
+
+@dataclass(frozen=True, slots=True)
+class PartRules:
+    not_appended: Any
+    index_mismatch: Any
+    before_part: Any
+    after_done: Any
+
+
+PART_RULES = {
+    "content": PartRules(
+        content.CONTENT_INDEX_NOT_APPENDED, content.CONTENT_INDEX_CHANGED, content.DELTA_BEFORE_PART,
+        content.AFTER_PART_DONE,
+    ),
+    "summary": PartRules(
+        reasoning.SUMMARY_INDEX_NOT_APPENDED, reasoning.SUMMARY_INDEX_MISMATCH,
+        reasoning.SUMMARY_DELTA_WITHOUT_PART, reasoning.AFTER_SUMMARY_DONE,
+    ),
+}
+
+
+def _part_type(part: Any) -> str | None:
+    if isinstance(part, dict) and isinstance(part.get("type"), str):
+        return part["type"]
+    return None
+
+
+def _part_text(part: Any) -> str | None:
+    """The text a part carries: `text`, or `refusal` for refusal parts."""
+    if not isinstance(part, dict):
+        return None
+    value = part.get("refusal") if part.get("type") == "refusal" else part.get("text")
+    return value if isinstance(value, str) else None
+
+
+def _fingerprint(item: dict[str, Any]) -> tuple[Any, ...]:
+    """What must agree between an item's output_item.done and the final output."""
+    def texts(key: str) -> tuple[Any, ...]:
+        parts = item.get(key)
+        if not isinstance(parts, list):
+            return ()
+        return tuple((_part_type(p), _part_text(p)) for p in parts)
+
+    return (
+        item.get("id"),
+        item.get("type"),
+        item.get("call_id"),
+        item.get("name"),
+        item.get("arguments"),
+        texts("content"),
+        texts("summary"),
+        item.get("encrypted_content"),
+    )
+
+
+def _error_text(event: dict[str, Any]) -> str:
+    err = event.get("error") if isinstance(event.get("error"), dict) else event
+    code, message = err.get("code"), err.get("message")
+    return f"{code}: {message}" if code else str(message)

@@ -1,0 +1,181 @@
+"""Profiles: where the references disagree, as data (SPEC §3 and §4).
+
+A profile picks the schema set, says what the stream's end looks like, lowers
+or silences rules that a target does not care about, and lists *known
+deviations*: findings that a server is documented to produce. A known
+deviation is still reported, at info severity and labelled, so that the
+server's own CI sees nothing above info while it behaves as documented and
+everything else (a new deviation, a regression) at full severity. A fix (say,
+``sequence_number`` appearing) simply makes the finding go away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.findings import Finding, Severity
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamFacts:
+    """What the engine knows about the whole stream when it settles deferred findings."""
+
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KnownDeviation:
+    code: str
+    description: str
+    # Narrows the deviation to the documented case; None matches every finding of the code.
+    when: Callable[[Finding], bool] | None = None
+    # Decided only once the stream has ended (needs StreamFacts).
+    when_stream: Callable[[Finding, StreamFacts], bool] | None = None
+
+    def matches(self, finding: Finding, facts: StreamFacts | None) -> bool:
+        if finding.code != self.code:
+            return False
+        if self.when is not None and not self.when(finding):
+            return False
+        if self.when_stream is not None:
+            return facts is not None and self.when_stream(finding, facts)
+        return True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Profile:
+    name: str
+    description: str
+    schema_set: str = "openai"
+    # "forbidden": [DONE] is reported (info); "required": its absence is an error; "ignored".
+    done_sentinel: str = "forbidden"
+    severity: Mapping[str, Severity] = field(default_factory=dict)
+    disabled: frozenset[str] = frozenset()
+    known_deviations: tuple[KnownDeviation, ...] = ()
+
+    @property
+    def deferred_codes(self) -> frozenset[str]:
+        return frozenset(d.code for d in self.known_deviations if d.when_stream is not None)
+
+    def is_enabled(self, code: str) -> bool:
+        return code not in self.disabled
+
+    def apply(self, finding: Finding, facts: StreamFacts | None = None) -> Finding:
+        """Return the finding as this profile reports it (severity, known deviation)."""
+        for deviation in self.known_deviations:
+            if deviation.matches(finding, facts):
+                return _replace(finding, severity=Severity.INFO, known_deviation=deviation.description)
+        override = self.severity.get(finding.code)
+        if override is not None and override != finding.severity:
+            return _replace(finding, severity=override)
+        return finding
+
+
+def _replace(finding: Finding, **changes: Any) -> Finding:
+    from dataclasses import replace
+
+    return replace(finding, **changes)
+
+
+def _detail(key: str, *values: Any) -> Callable[[Finding], bool]:
+    return lambda f: f.details.get(key) in values
+
+
+def _missing(*names: str) -> Callable[[Finding], bool]:
+    return lambda f: f.details.get("keyword") == "required" and f.details.get("missing") in names
+
+
+OPENAI = Profile(
+    name="openai",
+    description="OpenAI's Responses API as the OpenAPI description 2.3.0 and the strict clients define it (default).",
+)
+
+OPEN_RESPONSES = Profile(
+    name="open-responses",
+    description="The Open Responses specification: [DONE] last, event field required, nested error events, "
+    "stricter response objects, logprobs optional.",
+    schema_set="open-responses",
+    done_sentinel="required",
+    severity={"SSE009": Severity.ERROR},
+    disabled=frozenset({"SCH008"}),
+)
+
+CODEX = Profile(
+    name="codex",
+    description="What codex needs: it reads output_item.done as the truth, ignores output_index, content parts, "
+    "sequence_number and the event field, and drops events without a type.",
+    done_sentinel="ignored",
+    severity={"REC005": Severity.INFO, "SCH005": Severity.INFO, "SCH009": Severity.INFO},
+    disabled=frozenset(
+        {
+            "SSE008", "SSE009", "LIF003", "LIF004", "LIF005", "LIF015", "LIF016",
+            "ITM001", "ITM002", "ITM003", "ITM005", "ITM011", "ITM012",
+            "CNT001", "CNT002", "CNT003", "CNT004", "CNT005", "CNT007", "CNT008",
+            "RSN001", "RSN002", "RSN003", "RSN004", "RSN005", "FNC002",
+            "SCH002", "SCH004", "SCH008", "REC002",
+        }
+    ),
+)
+
+_LLAMA = "llama.cpp (captures README): "
+
+LLAMA_CPP = Profile(
+    name="llama.cpp",
+    description="llama.cpp's llama-server as documented in SPEC §4 and captures/llama.cpp/README.md: each "
+    "documented deviation is reported as info, anything else at full severity.",
+    known_deviations=(
+        KnownDeviation(code="LIF015", description=_LLAMA + "no event carries sequence_number"),
+        KnownDeviation(code="ITM001", description=_LLAMA + "no event carries output_index"),
+        KnownDeviation(code="CNT001", description=_LLAMA + "no event carries content_index"),
+        KnownDeviation(
+            code="ITM011",
+            description=_LLAMA + "every output_item.done comes in one burst at the end (delayed done)",
+        ),
+        KnownDeviation(
+            code="CNT004",
+            description=_LLAMA + "reasoning text is streamed without a reasoning_text content part",
+            when=_detail("type", "response.reasoning_text.delta"),
+        ),
+        KnownDeviation(
+            code="CNT007",
+            description=_LLAMA + "no response.reasoning_text.done",
+            when=_detail("done_type", "response.reasoning_text.done"),
+        ),
+        KnownDeviation(code="FNC002", description=_LLAMA + "no response.function_call_arguments.done"),
+        KnownDeviation(
+            code="ITM013",
+            description=_LLAMA + "the streamed reasoning done item has no status",
+            when=lambda f: f.details.get("status") is None and f.details.get("item_type") == "reasoning",
+        ),
+        KnownDeviation(
+            code="SCH002",
+            description=_LLAMA + "created/in_progress carry only {id, object, status}; completed is reduced",
+            when=lambda f: f.details.get("keyword") == "required",
+        ),
+        KnownDeviation(
+            code="SCH004",
+            description=_LLAMA + "text parts lack annotations/logprobs at content_part.added",
+            when=_missing("annotations", "logprobs"),
+        ),
+        KnownDeviation(code="SCH008", description=_LLAMA + "text events lack logprobs"),
+        KnownDeviation(
+            code="LIF017", description=_LLAMA + "max_output_tokens truncation is reported as completed"
+        ),
+        KnownDeviation(
+            code="FNC001",
+            description=_LLAMA + "a function call cut by max_output_tokens keeps its cut-off arguments",
+            when_stream=lambda f, facts: facts.truncated,
+        ),
+    ),
+)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (OPENAI, OPEN_RESPONSES, CODEX, LLAMA_CPP)}
+
+
+def get_profile(name: str) -> Profile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ValueError(f"unknown profile {name!r} (choose from {', '.join(PROFILES)})") from None

@@ -1,0 +1,129 @@
+"""Rule documentation, generated from the registry (ruff's fixed sections).
+
+``python -m checker.rules.docs DIR`` writes ``DIR/<CODE>.md`` per rule and
+``DIR/README.md`` as the index; a test checks that the committed docs equal
+what this module renders, so they cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from checker.clients import describe
+from checker.profiles import PROFILES
+from checker.rules import FAMILIES, RULES, Rule
+
+# Example captures are shown inline up to this many lines.
+EXAMPLE_LINES = 40
+
+
+def ordered_rules() -> list[Rule]:
+    order = list(FAMILIES)
+    return sorted(RULES.values(), key=lambda r: (order.index(r.family), r.code))
+
+
+def _excerpt(captures: Path, relative: str) -> str:
+    path = captures / relative
+    try:
+        lines = path.read_bytes().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return f"(missing example capture `captures/{relative}`)"
+    shown = lines[:EXAMPLE_LINES]
+    more = f"\n… ({len(lines) - EXAMPLE_LINES} more lines)" if len(lines) > EXAMPLE_LINES else ""
+    return "```\n" + "\n".join(_visible(line) for line in shown) + more + "\n```"
+
+
+def _visible(line: str) -> str:
+    # Control characters (CR, BOM, NUL) are the point of some examples: show them.
+    return (
+        line.replace("\r", "␍").replace("\ufeff", "<BOM>").replace("\x00", "␀")
+        if any(ch in line for ch in "\r\ufeff\x00")
+        else line
+    )
+
+
+def profile_notes(rule: Rule) -> list[str]:
+    notes = []
+    for profile in PROFILES.values():
+        if rule.code in profile.disabled:
+            notes.append(f"`{profile.name}`: off")
+        elif rule.code in profile.severity:
+            notes.append(f"`{profile.name}`: {profile.severity[rule.code]}")
+        for deviation in profile.known_deviations:
+            if deviation.code == rule.code:
+                notes.append(f"`{profile.name}`: known deviation, reported as info ({deviation.description})")
+    return notes
+
+
+def render_rule(rule: Rule, captures: Path) -> str:
+    family = FAMILIES[rule.family][0]
+    clients = "\n".join(f"- `{c}`: {describe(c)}" for c in rule.clients) or "- none known to fail outright"
+    sources = "\n".join(f"- {s}" for s in rule.sources)
+    notes = profile_notes(rule)
+    profile_text = "\n".join(f"- {n}" for n in notes) if notes else "- same in every profile"
+    return f"""# {rule.code} {rule.name}
+
+Family: {family} · default severity: {rule.severity} · message: `{rule.message}`
+
+## What it does
+{rule.summary}
+
+## Why is this bad?
+{rule.why}
+
+## Clients it breaks
+{clients}
+
+## Profiles
+{profile_text}
+
+## Example
+`captures/{rule.bad}`:
+
+{_excerpt(captures, rule.bad)}
+
+## Use instead
+`captures/{rule.good}` (conforming).
+
+## References
+{sources}
+"""
+
+
+def render_index() -> str:
+    lines = [
+        "# sse-check rules",
+        "",
+        "Generated from the rule registry (`python -m checker.rules.docs docs/rules`); do not edit by hand.",
+        "",
+    ]
+    for prefix, (title, scope) in FAMILIES.items():
+        lines += [f"## {prefix}: {title}", "", scope, "", "| code | name | severity | summary |", "|---|---|---|---|"]
+        for rule in ordered_rules():
+            if rule.family == prefix:
+                lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule.severity} | {rule.summary} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_all(captures: Path) -> dict[str, str]:
+    pages = {f"{r.code}.md": render_rule(r, captures) for r in ordered_rules()}
+    pages["README.md"] = render_index()
+    return pages
+
+
+def main(argv: list[str]) -> int:
+    target = Path(argv[0]) if argv else Path("docs/rules")
+    root = Path(__file__).resolve().parents[2]
+    target.mkdir(parents=True, exist_ok=True)
+    for stale in target.glob("*.md"):
+        stale.unlink()
+    for name, text in render_all(root / "captures").items():
+        (target / name).write_text(text, encoding="utf-8")
+    print(f"wrote {len(RULES)} rule pages to {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,183 @@
+"""Lifecycle rules: created → in_progress → … → exactly one terminal event (SPEC §2)."""
+
+from checker.rules.registry import rule
+
+OPENAPI = "OpenAI OpenAPI 2.3.0 ResponseStreamEvent"
+
+FIRST_NOT_CREATED = rule(
+    "LIF001", "first-event-not-created", "error",
+    "first event is {type!r}, not response.created",
+    summary="Flags a stream whose first Responses event is not `response.created`.",
+    why="openai-python raises RuntimeError \"Expected to have received `response.created` before …\" and "
+        "openai-node builds its snapshot from it: nothing else can be accumulated.",
+    sources=(OPENAPI, "openai-python lib/streaming/responses/_responses.py", "openai-node response-accumulator.ts"),
+    clients=("openai-python", "openai-node"),
+    good="conforming/text.sse",
+)
+DUPLICATE_CREATED = rule(
+    "LIF002", "duplicate-created", "error",
+    "response.created sent again (first at event {first})",
+    summary="Flags a second `response.created` in one stream.",
+    why="A client resets or re-creates its snapshot, losing the output accumulated so far, or treats it as a "
+        "second response on the same stream.",
+    sources=(OPENAPI, "openai-node response-accumulator.ts"),
+    clients=("openai-node", "openai-python"),
+    good="conforming/text.sse",
+)
+IN_PROGRESS_MISSING = rule(
+    "LIF003", "in-progress-missing", "warning",
+    "no response.in_progress before {type}",
+    summary="Flags output events that arrive before any `response.in_progress`.",
+    why="The stream grammar is created → [queued] → in_progress → items; UIs that show progress on "
+        "in_progress, and the Open Responses suite, expect it.",
+    sources=(OPENAPI, "Open Responses specification"),
+    clients=("open-responses",),
+    good="conforming/text.sse",
+)
+LIFECYCLE_ORDER = rule(
+    "LIF004", "lifecycle-out-of-order", "warning",
+    "{type} arrives after {after}",
+    summary="Flags response.queued / response.in_progress after output has started, or queued after in_progress.",
+    why="Lifecycle events carry a response snapshot; a late one can overwrite the client's view of the response "
+        "(openai-python replaces completed items from its output) or move its status backwards.",
+    sources=(OPENAPI, "openai-python lib/streaming/responses/_responses.py"),
+    clients=("openai-python", "openai-node"),
+    good="conforming/text.sse",
+)
+REPEATED_IN_PROGRESS = rule(
+    "LIF005", "repeated-in-progress", "info",
+    "response.in_progress sent again (first at event {first})",
+    summary="Flags a repeated `response.in_progress` (llama.cpp's source emitted it twice, the second with "
+            "`prompt_progress`).",
+    why="Harmless for the SDKs, but strict validators of the grammar reject it and it doubles progress UIs.",
+    sources=(OPENAPI, "llama.cpp PR #18486"),
+    clients=("open-responses",),
+    good="conforming/text.sse",
+)
+MISSING_TERMINAL = rule(
+    "LIF006", "missing-terminal-event", "error",
+    "stream ended without response.completed, response.incomplete or response.failed",
+    summary="Flags a stream that ends without a terminal event.",
+    why="codex fails with \"stream closed before response.completed\"; openai-python raises "
+        "\"Didn't receive a `response.completed` event.\"; the turn is lost.",
+    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs", "openai-python _responses.py"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "positional", "open-responses"),
+    good="conforming/text.sse",
+)
+MULTIPLE_TERMINAL = rule(
+    "LIF007", "multiple-terminal-events", "error",
+    "second terminal event {type} (first {first} at event {first_index})",
+    summary="Flags more than one terminal event.",
+    why="Exactly one of completed/incomplete/failed ends a response; a client finishes on the first and the "
+        "second contradicts it.",
+    sources=(OPENAPI, "Open Responses specification"),
+    clients=("codex", "openai-python", "open-responses"),
+    good="conforming/text.sse",
+)
+UNFINISHED_ITEMS = rule(
+    "LIF008", "unfinished-items-at-terminal", "error",
+    "{type} while item(s) {items} have no output_item.done",
+    summary="Flags a terminal event that arrives while output items are still open.",
+    why="openai-python raises \"Cannot complete response with unfinished output items.\" unless the final output "
+        "repeats them; openai-agents and codex take only done items, so the open ones vanish.",
+    sources=(OPENAPI, "openai-python _responses.py"),
+    clients=("openai-python", "codex", "openai-agents"),
+    good="conforming/text.sse",
+)
+STATUS_MISMATCH = rule(
+    "LIF009", "terminal-status-mismatch", "error",
+    "{type} carries response.status {status!r} (expected {expected!r})",
+    summary="Flags a terminal event whose response.status does not match its type.",
+    why="Clients decide success from one or the other; agents retry or report success wrongly.",
+    sources=(OPENAPI,),
+    clients=("openai-agents", "codex"),
+    good="conforming/incomplete.sse",
+)
+FAILED_WITHOUT_ERROR = rule(
+    "LIF010", "failed-without-error", "error",
+    "response.failed carries no response.error",
+    summary="Flags `response.failed` without an error object.",
+    why="The client has nothing to show or retry on; codex and the SDKs surface an empty error.",
+    sources=(OPENAPI,),
+    clients=("codex", "openai-python"),
+    good="conforming/failed.sse",
+)
+INCOMPLETE_WITHOUT_REASON = rule(
+    "LIF011", "incomplete-without-reason", "error",
+    "response.incomplete carries no incomplete_details.reason",
+    summary="Flags `response.incomplete` without `incomplete_details.reason`.",
+    why="Clients decide whether to continue (max_output_tokens) or stop (content_filter) from the reason.",
+    sources=(OPENAPI,),
+    clients=("codex", "openai-agents"),
+    good="conforming/incomplete.sse",
+)
+RESPONSE_ID_CHANGED = rule(
+    "LIF012", "response-id-changed", "error",
+    "{type} carries response id {id!r}, the stream began with {first!r}",
+    summary="Flags lifecycle events whose response.id differs from the first one.",
+    why="openai-python raises \"Lifecycle response identity changed.\"; stateful clients chain the wrong id "
+        "as previous_response_id.",
+    sources=("openai-python _responses.py",),
+    clients=("openai-python",),
+    good="conforming/text.sse",
+)
+ERROR_EVENT = rule(
+    "LIF013", "error-event", "warning",
+    "the server sent an error event: {detail}",
+    summary="Reports an `error` event in the stream.",
+    why="An error event ends the turn for every client; it is legal, but a probe or CI run should see it.",
+    sources=(OPENAPI,),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    good="conforming/failed.sse",
+)
+TOP_LEVEL_ERROR = rule(
+    "LIF014", "top-level-error-field", "error",
+    "event {type!r} has a top-level `error` field: {detail}",
+    summary="Flags an event whose JSON has a truthy top-level `error` key (e.g. llama.cpp's mid-stream "
+            "`data: {\"error\": …}` without a type, or Open Responses' nested error event).",
+    why="openai-python raises APIError on such an event whatever its type, and clients that dispatch on `type` "
+        "drop an event without one: the error is either fatal or invisible.",
+    sources=("openai-python src/openai/_streaming.py", "llama.cpp PR #18486"),
+    clients=("openai-python", "codex"),
+    good="conforming/failed.sse",
+)
+SEQUENCE_MISSING = rule(
+    "LIF015", "sequence-number-missing", "error",
+    "{type} has no sequence_number",
+    summary="Flags events without `sequence_number`.",
+    why="OpenAI 2.3.0 requires it on every event; clients use it to order and de-duplicate events after a "
+        "reconnect (Grok CLI fails without it, sub2api #7129).",
+    sources=(OPENAPI, "sub2api #7129", "LiteLLM PR #28899"),
+    clients=("open-responses",),
+    good="conforming/text.sse",
+)
+SEQUENCE_ORDER = rule(
+    "LIF016", "sequence-number-not-increasing", "error",
+    "sequence_number {got} after {previous}: not strictly increasing",
+    summary="Flags a `sequence_number` that is not greater than the previous one.",
+    why="Reconnecting clients skip events whose number they think they have seen; two counters (llama.cpp PR "
+        "#24957) or a default of 0 (LiteLLM PR #28899) make them drop real events.",
+    sources=(OPENAPI, "llama.cpp PR #24957", "LiteLLM PR #28899"),
+    clients=("open-responses",),
+    good="conforming/text.sse",
+)
+TRUNCATED_AS_COMPLETED = rule(
+    "LIF017", "truncation-reported-completed", "warning",
+    "response.completed although output_tokens {output_tokens} reached max_output_tokens {max_output_tokens}",
+    summary="Flags a response cut by max_output_tokens but reported as `completed`.",
+    why="A truncated answer must end with response.incomplete and reason max_output_tokens; reported as "
+        "completed, agents take a cut-off answer (or cut-off tool arguments) as final.",
+    sources=(OPENAPI, "llama.cpp captures README (max_output_tokens truncation)"),
+    clients=("openai-agents", "codex"),
+    good="conforming/incomplete.sse",
+)
+USAGE_MALFORMED = rule(
+    "LIF018", "usage-malformed", "error",
+    "usage: {detail}",
+    summary="Flags a `usage` object missing token counts or carrying non-integers.",
+    why="codex parses usage strictly (input/output/total tokens and both *_details); a missing or string field "
+        "fails the turn (llama.cpp #22659).",
+    sources=(OPENAPI, "codex codex-rs/codex-api", "llama.cpp #22659"),
+    clients=("codex",),
+    good="conforming/text.sse",
+)

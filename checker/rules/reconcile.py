@@ -1,0 +1,65 @@
+"""Reconciliation rules: deltas → done → part → item → completed output (SPEC §2)."""
+
+from checker.rules.registry import rule
+
+OPENAPI = "OpenAI OpenAPI 2.3.0 ResponseStreamEvent"
+
+TEXT_DONE_MISMATCH = rule(
+    "REC001", "done-text-mismatch", "error",
+    "{type} text differs from the concatenated deltas ({diff})",
+    summary="Flags a text `.done` event whose text is not the concatenation of its deltas.",
+    why="Clients that stream deltas and clients that read the done text show different answers "
+        "(opencode-llm-proxy #48; llama.cpp's own test checks this).",
+    sources=(OPENAPI, "opencode-llm-proxy #48", "llama.cpp tests/test_responses"),
+    clients=("openai-python", "openai-node", "codex"),
+    good="conforming/text.sse",
+)
+PART_DONE_MISMATCH = rule(
+    "REC002", "part-done-mismatch", "error",
+    "content_part.done text differs from the part's streamed text ({diff})",
+    summary="Flags a content_part.done whose part text is not what was streamed into the part.",
+    why="The part at done replaces the accumulated one in openai-node's snapshot.",
+    sources=(OPENAPI,),
+    clients=("openai-node",),
+    good="conforming/text.sse",
+)
+ITEM_DONE_MISMATCH = rule(
+    "REC003", "item-done-mismatch", "error",
+    "output_item.done {what} differs from what was streamed ({diff})",
+    summary="Flags an output_item.done whose content text, summary or arguments differ from the streamed ones.",
+    why="codex and openai-agents keep the done item and ignore the deltas: the user saw one text, the history "
+        "keeps another.",
+    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs"),
+    clients=("codex", "openai-agents", "openai-python"),
+    good="conforming/reasoning-function-call.sse",
+)
+COMPLETED_OUTPUT_MISMATCH = rule(
+    "REC004", "final-output-mismatch", "error",
+    "{type} output differs from the done items: {detail}",
+    summary="Flags a terminal response whose `output` does not list the done items, in order, with the same ids "
+            "and text.",
+    why="openai-agents-python builds the turn only from response.completed.response.output (vLLM PR #38227); "
+        "openai-python raises \"Completed response output identity changed.\"",
+    sources=(OPENAPI, "vLLM PR #38227", "openai-python _responses.py"),
+    clients=("openai-agents", "openai-python"),
+    good="conforming/reasoning-function-call.sse",
+)
+COMPLETED_OUTPUT_EMPTY = rule(
+    "REC005", "final-output-empty", "error",
+    "{type} has an empty output although {count} item(s) were done",
+    summary="Flags a terminal response with `output: []` after items were streamed.",
+    why="openai-agents-python reads only this list and sees an empty turn; OpenAI's own codex backend does this "
+        "with store:false, which codex tolerates (codex profile).",
+    sources=(OPENAPI, "openai-agents-python", "codex"),
+    clients=("openai-agents",),
+    good="conforming/text.sse",
+)
+ARGUMENTS_DONE_MISMATCH = rule(
+    "REC006", "arguments-done-mismatch", "error",
+    "function_call_arguments.done arguments differ from the concatenated deltas ({diff})",
+    summary="Flags arguments.done whose arguments are not the concatenation of the argument deltas.",
+    why="A client that streams arguments and one that reads arguments.done call the tool with different input.",
+    sources=(OPENAPI,),
+    clients=("openai-agents", "openai-node"),
+    good="conforming/reasoning-function-call.sse",
+)

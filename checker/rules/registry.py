@@ -1,0 +1,131 @@
+"""The rule registry: one ``Rule`` record per code, looked up by code.
+
+Modelled on ruff's ``codes.rs``: a stable code with a family prefix, a
+kebab-case name, a message template and a documentation record in fixed
+sections. ``sse-check rules`` and ``docs/rules/`` are generated from here and
+nowhere else, so the docs cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from checker.clients import CLIENTS
+from checker.findings import Finding, Position, Severity
+
+# Family prefix -> (title, one-line scope). Order is the documentation order.
+FAMILIES: dict[str, tuple[str, str]] = {
+    "SSE": ("framing", "the text/event-stream framing (WHATWG), before any JSON is read"),
+    "LIF": ("lifecycle", "the response's lifecycle events, terminal event, sequence numbers and usage"),
+    "ITM": ("items", "output items: output_index, added/done pairing, item scope"),
+    "CNT": ("content", "content parts of messages and reasoning items: content_index and part order"),
+    "RSN": ("reasoning", "reasoning summary parts and their summary_index"),
+    "FNC": ("function calls", "function-call arguments and names"),
+    "SCH": ("schema", "event and object shapes against the JSON Schemas, unknown event types"),
+    "REC": ("reconciliation", "text and arguments agreeing across deltas, done events, items and the final response"),
+    "IDS": ("ids", "id prefixes and uniqueness of item ids and call ids"),
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    summary: str
+    why: str
+    sources: tuple[str, ...]
+    clients: tuple[str, ...]
+    # Example captures, relative to the project's captures/ folder.
+    bad: str
+    good: str
+
+    @property
+    def family(self) -> str:
+        return self.code[:3]
+
+    def finding(
+        self,
+        position: Position,
+        *,
+        pointer: str | None = None,
+        details: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> Finding:
+        """Build a finding; ``fields`` fill the message template."""
+        return Finding(
+            code=self.code,
+            name=self.name,
+            severity=self.severity,
+            message=self.message.format(**fields),
+            position=position,
+            clients=self.clients,
+            pointer=pointer,
+            details=details if details is not None else {k: _plain(v) for k, v in fields.items()},
+        )
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(
+    code: str,
+    name: str,
+    severity: str,
+    message: str,
+    *,
+    summary: str,
+    why: str,
+    sources: tuple[str, ...],
+    clients: tuple[str, ...] = (),
+    bad: str | None = None,
+    good: str,
+) -> Rule:
+    """Register a rule. Codes and names are unique; clients must be known."""
+    if code in RULES:
+        raise ValueError(f"duplicate rule code {code}")
+    if code[:3] not in FAMILIES:
+        raise ValueError(f"{code}: unknown family prefix")
+    unknown = [c for c in clients if c not in CLIENTS]
+    if unknown:
+        raise ValueError(f"{code}: unknown clients {unknown}")
+    if any(r.name == name for r in RULES.values()):
+        raise ValueError(f"duplicate rule name {name}")
+    registered = Rule(
+        code=code,
+        name=name,
+        severity=Severity.parse(severity),
+        message=message,
+        summary=summary,
+        why=why,
+        sources=sources,
+        clients=clients,
+        bad=bad or f"rules/{code}-{name}.sse",
+        good=good,
+    )
+    RULES[code] = registered
+    return registered
+
+
+def get(code: str) -> Rule:
+    return RULES[code]
+
+
+def select(codes: list[str], selectors: list[str]) -> list[str]:
+    """Codes matching any selector: a full code, a family prefix or a rule name."""
+    chosen = []
+    for code in codes:
+        r = RULES[code]
+        if any(code.startswith(s.upper()) or s == r.name for s in selectors):
+            chosen.append(code)
+    return chosen

@@ -1,0 +1,110 @@
+"""Schema rules: event and object shapes against schemas/ (SPEC §2, §3).
+
+Shapes come from the JSON Schemas, never from hand-written checks: a violation
+is classified by where it sits (the response object, an item, a part, usage)
+and by field (a missing sequence_number, output_index or content_index has a
+rule of its own in its family), otherwise it is SCH001.
+"""
+
+from checker.rules.registry import rule
+
+OPENAPI = "OpenAI OpenAPI 2.3.0 ResponseStreamEvent"
+
+EVENT_SCHEMA = rule(
+    "SCH001", "event-schema-violation", "error",
+    "{type} {where}: {detail}",
+    summary="Flags an event field that violates the event's JSON Schema.",
+    why="Typed clients (openai-python's pydantic models, openai-node's types, codex's serde structs) read these "
+        "fields; a missing or mistyped one fails deserialisation or surfaces as undefined.",
+    sources=(OPENAPI, "Open Responses specification"),
+    clients=("codex", "openai-node"),
+    good="conforming/text.sse",
+)
+RESPONSE_SCHEMA = rule(
+    "SCH002", "response-object-violation", "error",
+    "{type} response object {where}: {detail}",
+    summary="Flags a response object (in created, in_progress, completed, …) that violates the Response schema.",
+    why="openai-node builds its snapshot from response.created's response (\"rsp.output is not iterable\" when "
+        "`output` is missing); typed clients read model, status, output and usage from these objects.",
+    sources=(OPENAPI, "openai-node response-accumulator.ts"),
+    clients=("openai-node", "openai-agents"),
+    good="conforming/text.sse",
+)
+ITEM_SCHEMA = rule(
+    "SCH003", "item-schema-violation", "error",
+    "{type} item {where}: {detail}",
+    summary="Flags an output item (in output_item.added/done or a response's output) that violates its schema.",
+    why="Items are replayed as the next request's input; a malformed item breaks the next turn as well as this "
+        "one (codex deserialises each done item).",
+    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs"),
+    clients=("codex", "openai-agents"),
+    good="conforming/reasoning-function-call.sse",
+)
+PART_SCHEMA = rule(
+    "SCH004", "part-schema-violation", "error",
+    "{type} part {where}: {detail}",
+    summary="Flags a content or summary part that violates its schema (e.g. an output_text part without "
+            "annotations).",
+    why="Clients copy the part into the message's content list and later read its fields.",
+    sources=(OPENAPI,),
+    clients=("openai-node",),
+    good="conforming/text.sse",
+)
+UNKNOWN_EVENT = rule(
+    "SCH005", "unknown-event-type", "error",
+    "unknown event type {type!r}",
+    summary="Flags an event type that is in neither the OpenAI event union nor a vendor namespace.",
+    why="openai-node throws \"Unhandled response stream event\"; Open Responses requires vendor events to be "
+        "prefixed with a slug (`acme:thing`).",
+    sources=(OPENAPI, "Open Responses specification: extension events"),
+    clients=("openai-node", "open-responses"),
+    good="conforming/text.sse",
+)
+ALIAS_EVENT = rule(
+    "SCH006", "alias-event-type", "error",
+    "{type!r} is a non-canonical alias of {canonical!r}",
+    summary="Flags vLLM-style aliases such as response.reasoning_part.added or response.reasoning.delta.",
+    why="No client handles the aliases: openai-node throws on them and the SDKs drop the reasoning text.",
+    sources=(OPENAPI, "vLLM reasoning streaming"),
+    clients=("openai-node", "openai-python", "codex"),
+    good="conforming/reasoning-text.sse",
+)
+MISSING_TYPE = rule(
+    "SCH007", "missing-type", "error",
+    "event has no string `type` field",
+    summary="Flags an event object without a `type`.",
+    why="Clients dispatch on `type`; codex drops events without one, the SDKs fail to parse them.",
+    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs"),
+    clients=("codex", "openai-python", "openai-node"),
+    good="conforming/text.sse",
+)
+LOGPROBS_MISSING = rule(
+    "SCH008", "logprobs-missing", "warning",
+    "{type} has no logprobs",
+    summary="Flags output_text delta/done events without `logprobs` (required by OpenAI 2.3.0, optional in "
+            "Open Responses).",
+    why="Typed clients generated from the OpenAPI description treat logprobs as always present.",
+    sources=(OPENAPI,),
+    clients=("openai-node",),
+    good="conforming/text.sse",
+)
+VENDOR_EVENT = rule(
+    "SCH009", "vendor-event", "info",
+    "vendor event {type!r} (not part of the OpenAI stream)",
+    summary="Reports a namespaced vendor event (`slug:name`), allowed by Open Responses.",
+    why="Clients that only know OpenAI's events ignore or reject it; it is legal under Open Responses.",
+    sources=("Open Responses specification: extension events",),
+    clients=("openai-node",),
+    good="conforming/text.sse",
+)
+WRONG_API = rule(
+    "SCH010", "wrong-api", "error",
+    "this stream looks like {api}, not the Responses API ({evidence})",
+    summary="Recognises streams of another API (Chat Completions chunks, Anthropic Messages events, legacy "
+            "Completions) and says which.",
+    why="A Responses client reads none of these events; the usual cause is a server or gateway that answered "
+        "/v1/responses with another endpoint's stream, or a capture of the wrong endpoint.",
+    sources=("OpenAI Chat Completions streaming", "Anthropic Messages streaming"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    good="conforming/text.sse",
+)

@@ -1,0 +1,397 @@
+"""An incremental, sans-I/O ``text/event-stream`` decoder that follows WHATWG exactly.
+
+Spec: WHATWG HTML Living Standard, §9.2.6 "Parsing an event stream" and
+"Interpreting an event stream" (summarised in SPEC.md §1):
+
+    stream      = [ bom ] *event
+    event       = *( comment / field ) end-of-line
+    comment     = colon *any-char end-of-line
+    field       = 1*name-char [ colon [ space ] *any-char ] end-of-line
+    end-of-line = ( cr lf / cr / lf )
+
+Two stages, as in httpx-sse: bytes → lines → events. Unlike httpx-sse, this
+decoder strips one leading BOM, never dispatches an event whose data buffer is
+empty, accepts ``retry`` only when it is all ASCII digits, always decodes as
+UTF-8, and carries a CR at the end of a chunk over to the next one so that a
+CRLF split across two reads is one line end, not two.
+
+Everything that is legal for WHATWG but a hazard for real clients, or not
+legal at all, is reported as a framing finding in stream order, interleaved
+with the events; nothing is raised. Each event and finding carries its line
+number and the byte offset of its first line in the raw input.
+
+Memory is bounded: a line longer than ``max_line_bytes`` is skipped (a
+finding) rather than buffered, and an event whose data exceeds
+``max_event_bytes`` is dropped (a finding) while its lines are still counted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from checker.findings import Finding, Position
+from checker.rules import framing
+
+BOM = b"\xef\xbb\xbf"
+
+# 16 MiB per line and 64 MiB per event: far above any real event (a long
+# reasoning item's output_item.done is well under 1 MiB) yet small enough that
+# a hostile stream cannot exhaust memory.
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024
+
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SSEEvent:
+    """One dispatched event.
+
+    ``data`` stays bytes (UTF-8, already validated or repaired with U+FFFD) so
+    the JSON parser can read it without another copy. ``event`` is the value of
+    the last ``event:`` field, or ``None`` when the block had none.
+    """
+
+    index: int
+    data: bytes
+    event: str | None
+    last_event_id: str
+    retry: int | None
+    line: int
+    byte: int
+    end_byte: int
+    data_lines: int
+
+    @property
+    def position(self) -> Position:
+        return Position(line=self.line, byte=self.byte, event_index=self.index, event_type=self.event)
+
+
+class SSEDecoder:
+    """Feed bytes in any chunking; get events and framing findings in order.
+
+    ``feed(b"")`` is not end of input; call :meth:`close` once at the end.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        self.max_line_bytes = max_line_bytes
+        self.max_event_bytes = max_event_bytes
+        self._buf = b""
+        self._buf_offset = 0  # absolute byte offset of self._buf[0]
+        self._started = False  # BOM decision made
+        self._closed = False
+        self._line_no = 1  # number of the next line to be completed
+        self._skipping_line = False  # inside an over-long line
+        self._eol_kinds: set[str] = set()
+        self._mixed_reported = False
+        self._lone_cr_reported = False
+        self._nul_reported = False
+        self._events = 0
+        # Pending event block.
+        self._data: list[bytes] = []
+        self._data_size = 0
+        self._event_name: str | None = None
+        self._fields: list[str] = []
+        self._block_line = 0
+        self._block_byte = 0
+        self._too_large = False
+        self._last_event_id = ""
+        self._retry: int | None = None
+
+    @property
+    def events_dispatched(self) -> int:
+        return self._events
+
+    @property
+    def bytes_seen(self) -> int:
+        return self._buf_offset + len(self._buf)
+
+    def feed(self, chunk: bytes) -> list[SSEEvent | Finding]:
+        if self._closed:
+            raise RuntimeError("feed() after close()")
+        if not chunk:
+            return []
+        self._buf += chunk
+        out: list[SSEEvent | Finding] = []
+        if not self._started:
+            if len(self._buf) < len(BOM) and BOM.startswith(self._buf):
+                return out  # cannot decide about the BOM yet
+            self._strip_bom(out)
+        self._process(out, final=False)
+        return out
+
+    def close(self) -> list[SSEEvent | Finding]:
+        """End of input: process what is buffered, discard a pending event."""
+        if self._closed:
+            return []
+        out: list[SSEEvent | Finding] = []
+        if not self._started:
+            self._strip_bom(out)
+        self._process(out, final=True)
+        if self._buf:
+            # The last line had no line end. WHATWG processes it as a line but
+            # the event it belongs to is never dispatched.
+            line, self._buf = self._buf, b""
+            start = self._buf_offset
+            self._buf_offset += len(line)
+            if not self._nul_reported and b"\x00" in line:
+                self._report_nul(line, start, out)
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                line = self._repair(line, start, out)
+            self._line(line, start, self._buf_offset, out)
+        if self._data or self._fields or self._event_name is not None:
+            out.append(
+                framing.TRAILING_PARTIAL.finding(
+                    Position(line=self._block_line, byte=self._block_byte, event_index=None, event_type=self._event_name)
+                )
+            )
+        self._reset_block()
+        self._closed = True
+        return out
+
+    def end_position(self) -> Position:
+        """Where the stream currently ends (for findings about the whole stream)."""
+        return Position(line=self._line_no, byte=self.bytes_seen)
+
+    # -- stage 1: bytes → lines ----------------------------------------------
+
+    def _strip_bom(self, out: list[SSEEvent | Finding]) -> None:
+        self._started = True
+        if self._buf.startswith(BOM):
+            out.append(framing.BOM.finding(Position(line=1, byte=0)))
+            self._buf = self._buf[len(BOM) :]
+            self._buf_offset = len(BOM)
+
+    def _process(self, out: list[SSEEvent | Finding], *, final: bool) -> None:
+        buf = self._buf
+        if self._skipping_line:
+            m = _EOL.search(buf)
+            if m is None:
+                self._buf_offset += len(buf)
+                self._buf = b""
+                return
+            self._skipping_line = False
+            cut = m.end()
+            self._buf_offset += cut
+            self._line_no += 1
+            buf = self._buf = buf[cut:]
+        # Take only complete lines. A CR at the very end may be the first half
+        # of a CRLF: keep it until the next chunk (or close) says.
+        end = max(buf.rfind(b"\n"), buf.rfind(b"\r"))
+        if end < 0:
+            self._check_line_limit(out)
+            return
+        if buf[end] == 0x0D and end == len(buf) - 1 and not final:
+            end -= 1
+            end = max(buf.rfind(b"\n", 0, end + 1), buf.rfind(b"\r", 0, end + 1))
+            if end < 0:
+                self._check_line_limit(out)
+                return
+        block = buf[: end + 1]
+        self._buf = buf[end + 1 :]
+        self._lines(block, out)
+        self._check_line_limit(out)
+
+    def _check_line_limit(self, out: list[SSEEvent | Finding]) -> None:
+        if len(self._buf) > self.max_line_bytes:
+            out.append(
+                framing.LINE_TOO_LONG.finding(
+                    Position(line=self._line_no, byte=self._buf_offset), limit=self.max_line_bytes
+                )
+            )
+            self._buf_offset += len(self._buf)
+            self._buf = b""
+            self._skipping_line = True
+            # The event the line belonged to is damaged: drop it.
+            self._reset_block()
+
+    def _lines(self, block: bytes, out: list[SSEEvent | Finding]) -> None:
+        """Split a block that ends exactly at a line end into lines."""
+        base = self._buf_offset
+        self._buf_offset += len(block)
+        try:
+            block.decode("utf-8")
+            valid = True
+        except UnicodeDecodeError:
+            valid = False
+        check_nul = not self._nul_reported and b"\x00" in block
+        if b"\r" not in block:
+            # Fast path: LF only, the shape of nearly every real stream.
+            if "lf" not in self._eol_kinds:
+                self._note_eol("lf", base, out)
+            pos = base
+            for line in block[:-1].split(b"\n"):
+                end = pos + len(line) + 1
+                if check_nul and b"\x00" in line:
+                    check_nul = self._report_nul(line, pos, out)
+                if not valid:
+                    line = self._repair(line, pos, out)
+                self._line(line, pos, end, out)
+                pos = end
+            return
+        pos = 0
+        for m in _EOL.finditer(block):
+            line = block[pos : m.start()]
+            kind = {b"\r\n": "crlf", b"\r": "cr", b"\n": "lf"}[m.group()]
+            if kind not in self._eol_kinds:
+                self._note_eol(kind, base + pos, out)
+            if kind == "cr" and not self._lone_cr_reported:
+                self._lone_cr_reported = True
+                out.append(framing.LONE_CR.finding(Position(line=self._line_no, byte=base + pos), line=self._line_no))
+            if check_nul and b"\x00" in line:
+                check_nul = self._report_nul(line, base + pos, out)
+            if not valid:
+                line = self._repair(line, base + pos, out)
+            self._line(line, base + pos, base + m.end(), out)
+            pos = m.end()
+
+    def _report_nul(self, line: bytes, pos: int, out: list[SSEEvent | Finding]) -> bool:
+        """Report the first NUL of the stream; returns whether to keep looking (never)."""
+        self._nul_reported = True
+        at = pos + line.index(b"\x00")
+        out.append(framing.NUL_BYTES.finding(Position(line=self._line_no, byte=pos), offset=at))
+        return False
+
+    def _note_eol(self, kind: str, byte: int, out: list[SSEEvent | Finding]) -> None:
+        self._eol_kinds.add(kind)
+        if len(self._eol_kinds) > 1 and not self._mixed_reported:
+            self._mixed_reported = True
+            names = {"lf": "LF", "crlf": "CRLF", "cr": "CR"}
+            kinds = ", ".join(names[k] for k in ("crlf", "lf", "cr") if k in self._eol_kinds)
+            out.append(
+                framing.MIXED_EOL.finding(Position(line=self._line_no, byte=byte), kinds=kinds, details={"kinds": kinds})
+            )
+
+    def _repair(self, line: bytes, pos: int, out: list[SSEEvent | Finding]) -> bytes:
+        """Report every invalid UTF-8 sequence of a line; return it with U+FFFD."""
+        start = 0
+        bad = False
+        while True:
+            try:
+                line[start:].decode("utf-8")
+                break
+            except UnicodeDecodeError as exc:
+                bad = True
+                offset = pos + start + exc.start
+                out.append(
+                    framing.INVALID_UTF8.finding(
+                        Position(line=self._line_no, byte=pos), offset=offset, reason=exc.reason
+                    )
+                )
+                start += exc.end
+        if not bad:
+            return line
+        return line.decode("utf-8", "replace").encode("utf-8")
+
+    # -- stage 2: lines → events ---------------------------------------------
+
+    def _line(self, line: bytes, pos: int, end: int, out: list[SSEEvent | Finding]) -> None:
+        line_no = self._line_no
+        self._line_no += 1
+        if not line:
+            self._dispatch(end, out)
+            return
+        if len(line) > self.max_line_bytes:
+            # The same finding whether the line arrived whole or was cut off
+            # while buffering (see _check_line_limit).
+            out.append(framing.LINE_TOO_LONG.finding(Position(line=line_no, byte=pos), limit=self.max_line_bytes))
+            self._reset_block()
+            return
+        if line[0] == 0x3A:  # ':' comment (keepalive)
+            return
+        if not self._data and not self._fields and self._event_name is None:
+            self._block_line = line_no
+            self._block_byte = pos
+        colon = line.find(b":")
+        if colon < 0:
+            name, value = line, b""
+        else:
+            name = line[:colon]
+            value = line[colon + 1 :]
+            if value[:1] == b" ":
+                value = value[1:]
+        if name == b"data":
+            if self._too_large:
+                return
+            self._data.append(value)
+            self._data_size += len(value) + 1
+            if self._data_size > self.max_event_bytes:
+                self._too_large = True
+                self._data = []
+                out.append(
+                    framing.EVENT_TOO_LARGE.finding(
+                        Position(line=self._block_line, byte=self._block_byte), limit=self.max_event_bytes
+                    )
+                )
+        elif name == b"event":
+            self._event_name = value.decode("utf-8")
+            self._fields.append("event")
+        elif name == b"id":
+            self._fields.append("id")
+            if b"\x00" in value:
+                out.append(framing.ID_NUL.finding(Position(line=line_no, byte=pos)))
+            else:
+                self._last_event_id = value.decode("utf-8")
+        elif name == b"retry":
+            self._fields.append("retry")
+            if value and value.isdigit() and value.isascii():
+                self._retry = int(value)
+            else:
+                out.append(
+                    framing.BAD_RETRY.finding(Position(line=line_no, byte=pos), value=value.decode("utf-8"))
+                )
+        else:
+            field_name = name.decode("utf-8")
+            self._fields.append(field_name)
+            out.append(framing.UNKNOWN_FIELD.finding(Position(line=line_no, byte=pos), field=field_name))
+
+    def _dispatch(self, end: int, out: list[SSEEvent | Finding]) -> None:
+        if self._too_large:
+            self._reset_block()
+            return
+        if not self._data:
+            if self._fields and self._fields != ["id"] * len(self._fields):
+                out.append(
+                    framing.EMPTY_DATA.finding(
+                        Position(line=self._block_line, byte=self._block_byte, event_type=self._event_name),
+                        fields=", ".join(dict.fromkeys(self._fields)),
+                    )
+                )
+            self._reset_block()
+            return
+        data = self._data[0] if len(self._data) == 1 else b"\n".join(self._data)
+        event = SSEEvent(
+            index=self._events,
+            data=data,
+            event=self._event_name,
+            last_event_id=self._last_event_id,
+            retry=self._retry,
+            line=self._block_line,
+            byte=self._block_byte,
+            end_byte=end,
+            data_lines=len(self._data),
+        )
+        self._events += 1
+        out.append(event)
+        self._reset_block()
+
+    def _reset_block(self) -> None:
+        self._data = []
+        self._data_size = 0
+        self._event_name = None
+        self._fields = []
+        self._too_large = False
+
+
+def decode_all(data: bytes, **limits: int) -> list[SSEEvent | Finding]:
+    """Decode a whole capture held in memory (tests, small inputs)."""
+    decoder = SSEDecoder(**limits)
+    return decoder.feed(data) + decoder.close()
