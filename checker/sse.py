@@ -28,7 +28,7 @@ finding) rather than buffered, and an event whose data exceeds
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from checker.findings import Finding, Position
 from checker.rules import framing
@@ -42,11 +42,13 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024
 
 _EOL = re.compile(rb"\r\n|\r|\n")
+# The shape of nearly every event on the wire: an optional `event:` line, one
+# `data:` line, a blank line, all LF. Matched whole, it skips the per-line path.
+_SIMPLE_EVENT = re.compile(rb"(?:event:(?: ?)([^\n]*)\n)?data:(?: ?)([^\n]*)\n\n")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SSEEvent:
-    """One dispatched event.
+class SSEEvent(NamedTuple):
+    """One dispatched event (a named tuple: one is made per event on the hot path).
 
     ``data`` stays bytes (UTF-8, already validated or repaired with U+FFFD) so
     the JSON parser can read it without another copy. ``event`` is the value of
@@ -65,7 +67,7 @@ class SSEEvent:
 
     @property
     def position(self) -> Position:
-        return Position(line=self.line, byte=self.byte, event_index=self.index, event_type=self.event)
+        return Position(self.line, self.byte, self.index, self.event)
 
 
 class SSEDecoder:
@@ -103,6 +105,7 @@ class SSEDecoder:
         self._too_large = False
         self._last_event_id = ""
         self._retry: int | None = None
+        self._names: dict[bytes, str] = {}
 
     @property
     def events_dispatched(self) -> int:
@@ -224,9 +227,11 @@ class SSEDecoder:
             valid = False
         check_nul = not self._nul_reported and b"\x00" in block
         if b"\r" not in block:
-            # Fast path: LF only, the shape of nearly every real stream.
             if "lf" not in self._eol_kinds:
                 self._note_eol("lf", base, out)
+            if valid and not check_nul:
+                self._lf_block(block, base, out)
+                return
             pos = base
             for line in block[:-1].split(b"\n"):
                 end = pos + len(line) + 1
@@ -252,6 +257,49 @@ class SSEDecoder:
                 line = self._repair(line, base + pos, out)
             self._line(line, base + pos, base + m.end(), out)
             pos = m.end()
+
+    def _lf_block(self, block: bytes, base: int, out: list[SSEEvent | Finding]) -> None:
+        """Valid UTF-8, LF only: whole simple events at once, other lines one by one."""
+        match = _SIMPLE_EVENT.match
+        names = self._names
+        pos = 0
+        n = len(block)
+        max_line = self.max_line_bytes
+        while pos < n:
+            if not self._data and self._event_name is None and not self._fields and not self._too_large:
+                m = match(block, pos)
+                if m is not None:
+                    raw_name, data = m.group(1, 2)
+                    end = m.end()
+                    # Line lengths including the field name, as the slow path counts them.
+                    data_start = m.start(2)
+                    data_line = end - 2 - data_start + (6 if block[data_start - 1] == 0x20 else 5)
+                    event_line = 0 if raw_name is None else m.end(1) - pos
+                    if (
+                        data_line <= max_line
+                        and event_line <= max_line
+                        and len(data) + 1 <= self.max_event_bytes
+                    ):
+                        if raw_name is None:
+                            name = None
+                            lines = 3
+                        else:
+                            name = names.get(raw_name)
+                            if name is None:
+                                name = names[raw_name] = raw_name.decode("utf-8")
+                            lines = 4
+                        line_no = self._line_no
+                        self._line_no = line_no + lines - 1
+                        out.append(
+                            SSEEvent(self._events, data, name, self._last_event_id, self._retry, line_no,
+                                     base + pos, base + end, 1)
+                        )
+                        self._events += 1
+                        pos = end
+                        continue
+            nl = block.index(b"\n", pos)
+            self._line(block[pos:nl], base + pos, base + nl + 1, out)
+            pos = nl + 1
 
     def _report_nul(self, line: bytes, pos: int, out: list[SSEEvent | Finding]) -> bool:
         """Report the first NUL of the stream; returns whether to keep looking (never)."""
@@ -369,15 +417,8 @@ class SSEDecoder:
             return
         data = self._data[0] if len(self._data) == 1 else b"\n".join(self._data)
         event = SSEEvent(
-            index=self._events,
-            data=data,
-            event=self._event_name,
-            last_event_id=self._last_event_id,
-            retry=self._retry,
-            line=self._block_line,
-            byte=self._block_byte,
-            end_byte=end,
-            data_lines=len(self._data),
+            self._events, data, self._event_name, self._last_event_id, self._retry,
+            self._block_line, self._block_byte, end, len(self._data),
         )
         self._events += 1
         out.append(event)

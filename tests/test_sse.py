@@ -234,3 +234,52 @@ def test_agrees_with_httpx_sse_on_well_formed_streams(data: bytes) -> None:
             theirs.append((sse.event if sse.event != "message" else None, sse.data.encode(), sse.id))
     ours = [(e.event, e.data, e.last_event_id) for e in events(three_ways(data))]
     assert ours == theirs
+
+
+def reference_decode(text: str) -> list[tuple[str | None, str, str]]:
+    """WHATWG's algorithm, transcribed literally, on a whole decoded string."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    # The last element is what follows the last line end: an unterminated line.
+    complete, tail = lines[:-1], lines[-1]
+    out: list[tuple[str | None, str, str]] = []
+    data, event, last_id = "", "", ""
+    for line in complete + ([tail] if tail else []):
+        if line == "":
+            if data == "":
+                event = ""
+                continue
+            out.append((event or None, data[:-1] if data.endswith("\n") else data, last_id))
+            data, event = "", ""
+            continue
+        if line.startswith(":"):
+            continue
+        name, sep, value = line.partition(":")
+        if sep and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            data += value + "\n"
+        elif name == "event":
+            event = value
+        elif name == "id" and "\0" not in value:
+            last_id = value
+    return out
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+TOKENS = ["event: a", "event:b", "data: x", "data:y", "data:  z", "data", "id: 7", "id", ": c", "retry: 5",
+          "retry: x", "evt: q", "", "data: {\"type\":\"t\"}", "event: response.created"]
+EOLS = ["\n", "\r\n", "\r"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(TOKENS), st.sampled_from(EOLS)), max_size=30), st.booleans())
+def test_matches_a_literal_transcription_of_whatwg(lines: list[tuple[str, str]], bom: bool) -> None:
+    text = ("\ufeff" if bom else "") + "".join(token + eol for token, eol in lines)
+    data = text.encode()
+    got = three_ways(data)
+    ours = [(e.event, e.data.decode(), e.last_event_id) for e in events(got)]
+    assert ours == reference_decode(text)
