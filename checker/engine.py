@@ -263,6 +263,13 @@ class StreamLinter:
         if self._foreign:
             return
         etype = obj.get("type")
+        violations = None
+        if ev.event == etype and ev.data_lines == 1 and self._trace is None and "error" not in obj:
+            # Hot path: a well-framed event; when the schema and the machine's
+            # fast path both accept it there is nothing to report.
+            violations = self.schemas.validate_event(obj)
+            if not violations and self.machine.try_fast(etype, obj):
+                return
         pos = Position(line=ev.line, byte=ev.byte, event_index=ev.index,
                        event_type=etype if isinstance(etype, str) else ev.event)
         if self._trace is not None:
@@ -282,7 +289,9 @@ class StreamLinter:
         elif ev.event != etype:
             self._emit(framing.EVENT_MISMATCH.finding(pos, event=ev.event, type=etype), out)
         if not self.machine.terminated:
-            for violation in self.schemas.validate_event(obj):
+            if violations is None:
+                violations = self.schemas.validate_event(obj)
+            for violation in violations:
                 self._emit(_classify(violation, etype, pos), out)
         for finding in self.machine.handle(obj, pos):
             self._emit(finding, out)

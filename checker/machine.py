@@ -231,9 +231,11 @@ class ResponsesMachine:
 
     def handle(self, event: dict[str, Any], pos: Position) -> list[Finding]:
         """One decoded event object (with a string ``type``) at ``pos``."""
-        out: list[Finding] = []
         etype: str = event["type"]
         st = self.state
+        if self.try_fast(etype, event):
+            return []
+        out: list[Finding] = []
         st.events += 1
         if st.lifecycle == "terminal":
             out.append(
@@ -267,6 +269,51 @@ class ResponsesMachine:
             else:
                 out.append(schema.UNKNOWN_EVENT.finding(pos, type=etype))
         return out
+
+    def try_fast(self, etype: str, event: dict[str, Any]) -> bool:
+        """The hot path: a well-placed delta into an open part. True when fully handled.
+
+        Applies exactly the state changes of the general path, and only when
+        the general path would report nothing; anything unusual returns False
+        and takes the general path.
+        """
+        if self.state.lifecycle != "output":
+            return False
+        scope = SCOPES.get(etype)
+        if scope is None or scope.role != "delta":
+            return False
+        item = self.by_id.get(event.get("item_id"))  # type: ignore[arg-type]
+        if item is None or item.done or item.type != scope.item_type:
+            return False
+        index = event.get("output_index")
+        if index is not None and self.by_index.get(index) is not item:
+            return False
+        delta = event.get("delta")
+        if type(delta) is not str:
+            return False
+        seq = event.get("sequence_number")
+        last = self.state.last_sequence
+        if seq is not None and (type(seq) is not int or (last is not None and seq <= last)):
+            return False
+        if scope.target == "args":
+            if item.arguments_done:
+                return False
+            item.arguments.append(delta)
+        else:
+            parts = item.content if scope.target == "content" else item.summary
+            if not parts:
+                return False
+            part = parts[-1]
+            part_index = event.get("content_index" if scope.target == "content" else "summary_index")
+            if part.closed or part.text_done or (part_index is not None and part_index != part.index):
+                return False
+            if part.type is not None and part.type != scope.part_type:
+                return False
+            part.text.append(delta)
+        if seq is not None:
+            self.state.last_sequence = seq
+        self.state.events += 1
+        return True
 
     def finish(self, pos: Position) -> list[Finding]:
         """End of stream."""
@@ -342,7 +389,10 @@ class ResponsesMachine:
         usage = response.get("usage")
         if isinstance(usage, dict):
             self._usage(usage, pos, out)
-            limit = response.get("max_output_tokens", self.request.get("max_output_tokens"))
+            limit = response.get("max_output_tokens")
+            if type(limit) is not int:
+                # A response may echo null; the request's limit still applied.
+                limit = self.request.get("max_output_tokens")
             produced = usage.get("output_tokens")
             if type(limit) is int and type(produced) is int and produced >= limit:
                 self.state.truncated = True
@@ -506,7 +556,8 @@ class ResponsesMachine:
                                       text_done=True, closed=True, final=text))
         self.items.append(item)
         if item_id is not None:
-            self.by_id.setdefault(item_id, item)
+            # On a duplicate id the newest item wins: the events that follow are its.
+            self.by_id[item_id] = item
         if item.output_index is not None:
             self.by_index.setdefault(item.output_index, item)
 
@@ -644,6 +695,13 @@ class ResponsesMachine:
                               text=TextAccumulator(initial or "")))
             return
         part = self._find_part(parts, index)
+        if part is None and parts and index is not None and not parts[-1].closed:
+            # An index no part has while a part is open: the index is wrong,
+            # the text belongs to the open part. (With every part closed it is
+            # a new part that was never added: handled below.)
+            out.append(rules.index_mismatch.finding(pos, type=etype, got=index, expected=parts[-1].index))
+            part = parts[-1]
+            index = None
         if part is None:
             if scope.role in ("delta", "text_done"):
                 out.append(rules.before_part.finding(pos, type=etype, item=item.label, index=index,

@@ -107,6 +107,35 @@ def render_index() -> str:
     return "\n".join(lines)
 
 
+README_BEGIN = "<!-- generated from the registry: begin -->"
+README_END = "<!-- generated from the registry: end -->"
+
+
+def render_readme_block() -> str:
+    """The README's rule families and profiles tables."""
+    lines = [README_BEGIN, f"{len(RULES)} rules in {len(FAMILIES)} families:", "",
+             "| prefix | family | rules | what it checks |", "|---|---|---|---|"]
+    for prefix, (title, scope) in FAMILIES.items():
+        count = sum(1 for r in RULES.values() if r.family == prefix)
+        lines.append(f"| `{prefix}` | {title} | {count} | {scope} |")
+    lines += ["", "Profiles (`--profile`):", "", "| profile | what it holds a stream to |", "|---|---|"]
+    for profile in PROFILES.values():
+        lines.append(f"| `{profile.name}` | {profile.description} |")
+    lines.append(README_END)
+    return "\n".join(lines)
+
+
+def sync_readme(readme: Path) -> bool:
+    """Replace the generated block of the README; True when it changed."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.index(README_BEGIN), text.index(README_END) + len(README_END)
+    new = text[:start] + render_readme_block() + text[end:]
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+        return True
+    return False
+
+
 def render_all(captures: Path) -> dict[str, str]:
     pages = {f"{r.code}.md": render_rule(r, captures) for r in ordered_rules()}
     pages["README.md"] = render_index()
@@ -121,7 +150,8 @@ def main(argv: list[str]) -> int:
         stale.unlink()
     for name, text in render_all(root / "captures").items():
         (target / name).write_text(text, encoding="utf-8")
-    print(f"wrote {len(RULES)} rule pages to {target}")
+    sync_readme(root / "README.md")
+    print(f"wrote {len(RULES)} rule pages to {target}; README tables updated")
     return 0
 
 
