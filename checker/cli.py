@@ -23,6 +23,7 @@ from checker.errors import UsageError
 COMMANDS: dict[str, str] = {
     "lint": "checker.commands.lint",
     "rules": "checker.commands.rules",
+    "serve": "checker.live.serve_command",
 }
 
 EXIT_OK = 0

@@ -1,0 +1,444 @@
+"""The replay server: answer OpenAI-style requests with saved captures, byte for byte.
+
+Theory of operation
+-------------------
+A :class:`Catalogue` is read once at start-up: every ``X.sse`` capture with its sidecars
+(``X.request.json`` the request that produced it, ``X.headers.txt`` the recorded status line and
+headers, ``X.nonstream.json`` the answer to the same request with ``stream: false``). Captures are
+known by their scenario name, the file stem. After start-up nothing reads files.
+
+Each ``POST /v1/responses`` (also ``/responses``; ``/v1/chat/completions`` for chat captures):
+
+1. takes the faults: the server's own (command line) overridden field by field by the request's
+   ``X-SSE-Check-Fault`` header (see ``checker.live.faults``);
+2. a ``redirect`` fault answers 307, a ``status`` fault answers that status with a JSON error body;
+3. picks a capture (:meth:`Catalogue.select`): the ``X-SSE-Check-Scenario`` header, else the body's
+   ``model`` naming a scenario, else the recorded request body that matches this one
+   (:data:`MATCH_FIELDS`), else the ``default`` capture; else 404 with a JSON error listing the scenarios;
+4. answers the recorded status and headers (minus the framing ones: the server stack decides
+   Content-Length or chunked) and the capture's bytes, written as ``checker.live.faults.body_chunks``
+   yields them. ``stream: false`` gets ``X.nonstream.json`` instead (404 if there is none); a capture
+   recorded with an error status is answered whatever ``stream`` says.
+
+Every replayed response names its capture in ``X-SSE-Check-Scenario`` and how it was chosen in
+``X-SSE-Check-Selected-By``, so a prober can check it got the scenario it asked for.
+
+A response body is emitted by one task while a second waits for the client to leave or the server
+to close; whichever finishes first ends the other. That is what lets a stall hang "forever" yet end
+when the client gives up, and a shutdown end every open stream at once (:meth:`Replayer.close`).
+Dropping a connection mid-body (the ``disconnect-after`` fault) is done by returning without ending
+the response: the server then closes the connection without the final chunk. uvicorn logs that as an
+error; :class:`OnPurposeFilter` drops that log record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from checker.captures import CAPTURE_SUFFIX, expand, request_for
+from checker.errors import UsageError
+from checker.live.faults import FAULT_HEADER, FaultError, Faults, body_chunks, parse_header, retry_after, status_error
+
+SCENARIO_HEADER = "x-sse-check-scenario"
+SELECTED_BY_HEADER = "x-sse-check-selected-by"
+
+Kind = Literal["responses", "chat"]
+SelectedBy = Literal["header", "model", "request", "default"]
+
+# The request fields that decide what a server streams back; two requests that agree on all of them
+# (absent == null) ask for the same capture. `model`, `stream`, sampling settings and metadata are ignored.
+MATCH_FIELDS: tuple[str, ...] = (
+    "input", "instructions", "previous_response_id", "messages",
+    "tools", "tool_choice", "max_output_tokens", "max_tokens", "max_completion_tokens",
+    "reasoning", "reasoning_effort", "text", "response_format",
+)
+
+# Recorded headers the server stack must decide itself: framing, connection handling, the date.
+_NOT_REPLAYED = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive", "date"})
+_STATUS_LINE = re.compile(r"HTTP/\d(?:\.\d)?\s+(\d{3})(?:\s.*)?")
+_SSE_DEFAULT_HEADERS = (("content-type", "text/event-stream"), ("cache-control", "no-cache"))
+_JSON_TYPE = "application/json"
+
+
+# --- the catalogue --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Capture:
+    """One replayable capture, read into memory."""
+
+    name: str
+    path: Path
+    body: bytes
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = _SSE_DEFAULT_HEADERS  # lower-case names, no framing headers
+    sized: bool = False  # recorded with a Content-Length rather than chunked
+    request: Mapping[str, Any] | None = None
+    nonstream: bytes | None = None
+    kind: Kind = "responses"
+
+    @property
+    def is_error(self) -> bool:
+        return not 200 <= self.status < 300
+
+    @property
+    def content_type(self) -> str | None:
+        return next((value for name, value in self.headers if name == "content-type"), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    capture: Capture
+    by: SelectedBy
+
+
+def _stem(path: Path) -> str:
+    return path.name.removesuffix(CAPTURE_SUFFIX)
+
+
+def parse_head(text: str, where: str = "headers") -> tuple[int, tuple[tuple[str, str], ...], bool]:
+    """A recorded ``HTTP/1.1 200 OK`` line and header lines -> (status, replayable headers, sized)."""
+    lines = text.splitlines()
+    match = _STATUS_LINE.fullmatch(lines[0].strip()) if lines else None
+    if match is None:
+        raise UsageError(f"{where}: the first line is not an HTTP status line")
+    headers: list[tuple[str, str]] = []
+    sized = False
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            break
+        name, colon, value = line.partition(":")
+        name = name.strip().lower()
+        if not colon or not name or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9a-z-]+", name):
+            raise UsageError(f"{where}:{number}: not a header line: {line!r}")
+        if name == "content-length":
+            sized = True
+        if name not in _NOT_REPLAYED:
+            headers.append((name, value.strip()))
+    return int(match.group(1)), tuple(headers), sized
+
+
+def _head_from_meta(capture: Path) -> tuple[int, tuple[tuple[str, str], ...], bool] | None:
+    """Status and headers from a ``X.meta.json`` written by ``sse-check probe --save``, if it has them."""
+    meta_file = capture.with_name(f"{_stem(capture)}.meta.json")
+    if not meta_file.is_file():
+        return None
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{meta_file}: unreadable sidecar: {exc}") from None
+    status, headers = (meta.get("status"), meta.get("headers")) if isinstance(meta, dict) else (None, None)
+    if not isinstance(status, int):
+        return None
+    pairs = headers.items() if isinstance(headers, dict) else headers if isinstance(headers, list) else []
+    lines = [f"{pair[0]}: {pair[1]}" for pair in pairs if isinstance(pair, (list, tuple)) and len(pair) == 2]
+    return parse_head("\n".join([f"HTTP/1.1 {status}", *lines]), str(meta_file))
+
+
+def _kind(request: Mapping[str, Any] | None, body: bytes) -> Kind:
+    if request is not None:
+        return "chat" if "messages" in request else "responses"
+    return "chat" if b'"chat.completion.chunk"' in body[:4096] else "responses"
+
+
+def load_capture(path: Path) -> Capture:
+    """A capture and its sidecars (``X.request.json`` or ``X.meta.json``, ``X.headers.txt``, ``X.nonstream.json``)."""
+    name = _stem(path)
+    body = path.read_bytes()
+    head_file = path.with_name(f"{name}.headers.txt")
+    if head_file.is_file():
+        try:
+            head = parse_head(head_file.read_text(encoding="utf-8"), str(head_file))
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{head_file}: not UTF-8: {exc}") from None
+    else:
+        head = _head_from_meta(path)
+    status, headers, sized = head if head is not None else (200, _SSE_DEFAULT_HEADERS, False)
+    request = request_for(path)
+    nonstream_file = path.with_name(f"{name}.nonstream.json")
+    nonstream = nonstream_file.read_bytes() if nonstream_file.is_file() else None
+    return Capture(
+        name=name, path=path, body=body, status=status, headers=headers, sized=sized,
+        request=request, nonstream=nonstream, kind=_kind(request, body),
+    )
+
+
+def _match_key(body: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: body.get(name) for name in MATCH_FIELDS}
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    capture: Capture
+    key: dict[str, Any] | None  # the recorded request's MATCH_FIELDS, if a request was recorded
+
+
+class Catalogue:
+    """The captures a server replays, by scenario name, in the order given."""
+
+    def __init__(self, captures: Iterable[Capture]) -> None:
+        self._entries: dict[str, _Entry] = {}
+        for capture in captures:
+            if capture.name in self._entries:
+                other = self._entries[capture.name].capture.path
+                raise UsageError(f"two captures named {capture.name!r}: {other} and {capture.path}")
+            key = _match_key(capture.request) if capture.request is not None else None
+            self._entries[capture.name] = _Entry(capture, key)
+        if not self._entries:
+            raise UsageError("no captures to serve")
+
+    @classmethod
+    def from_paths(cls, paths: Sequence[str | Path]) -> Catalogue:
+        """Captures from ``.sse`` files and directories (searched recursively); a file given twice counts once."""
+        files: list[Path] = []
+        seen: set[Path] = set()
+        for source in expand([str(p) for p in paths]):
+            if source == "-":
+                raise UsageError("serve needs capture files or directories, not stdin")
+            path = Path(source)
+            if not path.is_file():
+                raise UsageError(f"no such capture: {path}")
+            if not path.name.endswith(CAPTURE_SUFFIX):
+                raise UsageError(f"{path}: not a {CAPTURE_SUFFIX} capture "
+                                 f"(give NAME{CAPTURE_SUFFIX} files or directories; sidecars are found next to them)")
+            if path.resolve() not in seen:
+                seen.add(path.resolve())
+                files.append(path)
+        return cls(load_capture(path) for path in files)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[Capture]:
+        return (entry.capture for entry in self._entries.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._entries)
+
+    def get(self, name: str) -> Capture | None:
+        entry = self._entries.get(name)
+        return entry.capture if entry else None
+
+    def select(
+        self,
+        body: Mapping[str, Any],
+        kind: Kind,
+        *,
+        scenario: str | None = None,
+        default: str | None = None,
+    ) -> Selection | None:
+        """The capture for a request: by explicit scenario, model, matching request body, or default."""
+        if scenario is not None:
+            capture = self.get(scenario)
+            return Selection(capture, "header") if capture else None
+        model = body.get("model")
+        if isinstance(model, str) and model in self._entries:
+            return Selection(self._entries[model].capture, "model")
+        key = _match_key(body)
+        for entry in self._entries.values():
+            if entry.key is not None and entry.capture.kind == kind and entry.key == key:
+                return Selection(entry.capture, "request")
+        if default is not None and default in self._entries:
+            return Selection(self._entries[default].capture, "default")
+        return None
+
+
+# --- emitting a response ----------------------------------------------------------------------------
+
+
+class _Emission:
+    """An ASGI response that writes ``body`` under ``faults`` and stops when the client or server leaves."""
+
+    def __init__(
+        self,
+        status: int,
+        headers: Sequence[tuple[str, str]],
+        body: bytes,
+        faults: Faults,
+        *,
+        sized: bool,
+        closing: asyncio.Event,
+    ) -> None:
+        self.status = status
+        self.headers = list(headers)
+        self.body = body
+        self.faults = faults
+        self.sized = sized and not faults.keep_open_s
+        self.closing = closing
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        emitter = asyncio.ensure_future(self._emit(send))
+        watcher = asyncio.ensure_future(_until_gone(receive, self.closing))
+        try:
+            await asyncio.wait({emitter, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (emitter, watcher):
+                task.cancel()
+            await asyncio.gather(emitter, watcher, return_exceptions=True)
+        if emitter.done() and not emitter.cancelled() and emitter.exception() is not None:
+            raise emitter.exception()  # type: ignore[misc]  # a bug: let the server log it
+
+    async def _emit(self, send: Send) -> None:
+        if self.faults.first_byte_delay_ms:
+            await asyncio.sleep(self.faults.first_byte_delay_ms / 1000)
+        headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in self.headers]
+        if self.sized:
+            headers.append((b"content-length", str(len(self.body)).encode()))
+        await send({"type": "http.response.start", "status": self.status, "headers": headers})
+        async for chunk in body_chunks(self.body, self.faults):
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        if self.faults.ending == "disconnect":
+            return  # the server closes the connection without ending the body
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _until_gone(receive: Receive, closing: asyncio.Event) -> None:
+    async def disconnected() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    waits = [asyncio.ensure_future(disconnected()), asyncio.ensure_future(closing.wait())]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in waits:
+            task.cancel()
+
+
+class OnPurposeFilter(logging.Filter):
+    """Drops uvicorn's complaint about a response left unfinished: the replay server does that on purpose
+    (``disconnect-after``, a shutdown during a stall)."""
+
+    _MESSAGES = (
+        "ASGI callable returned without completing response.",
+        "ASGI callable returned without starting response.",
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg not in self._MESSAGES
+
+
+# --- the application ------------------------------------------------------------------------------
+
+
+def _error(status: int, message: str, kind: str = "invalid_request_error", code: str | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "param": None, "code": code}}, status_code=status)
+
+
+def _json_object(raw: bytes) -> dict[str, Any]:
+    """The request body as a JSON object, or {} when it is not one (selection then needs the header or a default)."""
+    try:
+        body = json.loads(raw) if raw else {}
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+class Replayer:
+    """The replay server's state and its Starlette application (:attr:`app`)."""
+
+    def __init__(self, catalogue: Catalogue, *, faults: Faults | None = None, default: str | None = None) -> None:
+        if default is not None and default not in catalogue:
+            raise UsageError(f"--default {default!r} is not a scenario (known: {', '.join(catalogue.names)})")
+        self.catalogue = catalogue
+        self.faults = faults or Faults()
+        self.default = default
+        self.closing = asyncio.Event()
+        responses = self._handler("responses")
+        chat = self._handler("chat")
+        self.app = Starlette(
+            routes=[
+                Route("/v1/responses", responses, methods=["POST"]),
+                Route("/responses", responses, methods=["POST"]),
+                Route("/v1/chat/completions", chat, methods=["POST"]),
+                Route("/chat/completions", chat, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+                Route("/models", self._models, methods=["GET"]),
+                Route("/health", self._health, methods=["GET"]),
+            ],
+            exception_handlers={HTTPException: self._http_error},
+        )
+        self.app.state.replayer = self
+
+    def close(self) -> None:
+        """End every open response now (server shutdown): stalls and keep-open waits stop at once."""
+        self.closing.set()
+
+    def _handler(self, kind: Kind):  # noqa: ANN202 - a Starlette endpoint
+        async def endpoint(request: Request) -> Response | _Emission:
+            return await self.answer(request, kind)
+
+        return endpoint
+
+    async def answer(self, request: Request, kind: Kind) -> Response | _Emission:
+        try:
+            faults = self.faults.with_overrides(parse_header(request.headers.get(FAULT_HEADER, "")))
+        except FaultError as exc:
+            return _error(400, f"bad X-SSE-Check-Fault header: {exc}")
+        body = _json_object(await request.body())
+        quick = Faults(first_byte_delay_ms=faults.first_byte_delay_ms)
+        if faults.redirect is not None and urlsplit(faults.redirect).path != request.url.path:
+            return _Emission(307, [("location", faults.redirect)], b"", quick, sized=True, closing=self.closing)
+        if faults.status is not None:
+            headers = [("content-type", _JSON_TYPE)]
+            if (after := retry_after(faults)) is not None:
+                headers.append(("retry-after", after))
+            payload = json.dumps(status_error(faults.status), separators=(",", ":")).encode()
+            return _Emission(faults.status, headers, payload, quick, sized=True, closing=self.closing)
+
+        scenario = request.headers.get(SCENARIO_HEADER)
+        selection = self.catalogue.select(body, kind, scenario=scenario, default=self.default)
+        if selection is None:
+            known = ", ".join(self.catalogue.names)
+            reason = (f"unknown scenario {scenario!r}" if scenario is not None
+                      else "no capture matches this request (by model, request body or --default)")
+            return _error(404, f"{reason}; choose one with the X-SSE-Check-Scenario header or the model field. "
+                               f"Known scenarios: {known}", code="scenario_not_found")
+        capture = selection.capture
+        if body.get("stream") is True or capture.is_error:
+            status, headers, payload, sized = capture.status, list(capture.headers), capture.body, capture.sized
+        elif capture.nonstream is not None:
+            status, headers, payload, sized = 200, [("content-type", _JSON_TYPE)], capture.nonstream, True
+        else:
+            return _error(404, f"scenario {capture.name!r} has no non-streaming answer "
+                               f"({capture.name}.nonstream.json); send \"stream\": true", code="scenario_not_found")
+        if faults.content_type is not None:
+            headers = [(n, v) for n, v in headers if n != "content-type"] + [("content-type", faults.content_type)]
+        headers += [(SCENARIO_HEADER, capture.name), (SELECTED_BY_HEADER, selection.by)]
+        return _Emission(status, headers, payload, faults, sized=sized, closing=self.closing)
+
+    async def _models(self, request: Request) -> JSONResponse:
+        data = [{"id": name, "object": "model", "created": 0, "owned_by": "sse-check"} for name in self.catalogue.names]
+        return JSONResponse({"object": "list", "data": data})
+
+    async def _health(self, request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    async def _http_error(self, request: Request, exc: Exception) -> JSONResponse:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        message = f"{request.method} {request.url.path}: {exc.detail if isinstance(exc, HTTPException) else exc}"
+        return _error(status, message, code="not_found" if status == 404 else None)
+
+
+def create_app(catalogue: Catalogue, *, faults: Faults | None = None, default: str | None = None) -> Starlette:
+    """The ASGI application replaying ``catalogue``; ``app.state.replayer`` is its :class:`Replayer`."""
+    return Replayer(catalogue, faults=faults, default=default).app

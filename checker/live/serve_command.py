@@ -1,0 +1,206 @@
+"""``sse-check serve CAPTURES --port P``: replay saved captures as a real HTTP server.
+
+This module only turns options into a :class:`checker.live.serve.Replayer` and runs it under uvicorn;
+what the server answers is decided in ``checker.live.serve`` and ``checker.live.faults``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import logging
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from checker.errors import UsageError
+from checker.live.faults import FAULTS, FaultError, Faults, FaultSpec, parse_value
+
+HELP = "replay saved captures byte for byte as a real HTTP server, with injectable faults"
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+# How long a shutdown waits for responses still being written before it cancels them. Open streams
+# (stalls, keep-open) are ended at once by Replayer.close(), so this is only a safety net.
+SHUTDOWN_GRACE_S = 3.0
+
+EPILOG = """\
+endpoints:
+  POST /v1/responses, /responses            replay a Responses capture
+  POST /v1/chat/completions, /chat/completions   replay a chat capture
+  GET  /v1/models                           the scenario names as models
+  GET  /health                              {"status":"ok"}
+
+which capture answers a request (first that applies):
+  1. the header  X-SSE-Check-Scenario: NAME     (NAME is the capture's file stem)
+  2. the body's "model" equal to a scenario name
+  3. a recorded NAME.request.json with the same input, instructions, messages, tools,
+     tool_choice, max_output_tokens, reasoning, ... (model, stream and sampling ignored)
+  4. --default NAME
+  otherwise 404 with a JSON error listing the scenarios. "stream": false gets
+  NAME.nonstream.json (404 if absent); NAME.headers.txt gives the status and headers.
+
+faults: the flags above apply to every response; one request can set or override them with
+  X-SSE-Check-Fault: name=value;name=value   e.g.  chunk-size=1;delay=5;disconnect-after=300
+  (values are percent-decoded: write a ";" inside a value as %3B; "keep-open" alone means 30 s;
+  "name=off" switches a command-line fault off for that request).
+  Every replayed response says which capture it is in X-SSE-Check-Scenario and how it was
+  chosen in X-SSE-Check-Selected-By.
+
+On start it prints one line, "serving N captures on http://HOST:PORT", to stdout.
+SIGINT or SIGTERM stops it (exit 0), ending open streams. See docs/serve.md.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
+    parser.add_argument("captures", nargs="+", metavar="CAPTURES",
+                        help="capture files (*.sse) or directories of them (searched recursively)")
+    parser.add_argument("--host", default=DEFAULT_HOST,
+                        help=f"address to listen on (default: {DEFAULT_HOST}; a warning if not loopback)")
+    parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
+                        help=f"port to listen on; 0 picks a free one (default: {DEFAULT_PORT})")
+    parser.add_argument("--default", metavar="NAME", help="the capture for requests that select no scenario")
+    parser.add_argument("--log", action="store_true", help="log each request (and server events) to stderr")
+    group = parser.add_argument_group("faults (for every response; X-SSE-Check-Fault sets them per request)")
+    for spec in FAULTS:
+        group.add_argument(spec.flag, dest=_dest(spec), metavar=spec.metavar, type=_fault_type(spec), help=spec.help)
+
+
+def _dest(spec: FaultSpec) -> str:
+    return f"fault_{spec.field}"
+
+
+def _fault_type(spec: FaultSpec) -> Callable[[str], Any]:
+    def convert(text: str) -> Any:
+        try:
+            return parse_value(spec.name, text)
+        except FaultError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = spec.name  # argparse names the type in its error message
+    return convert
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535: {text!r}")
+    return value
+
+
+def faults_from_args(args: argparse.Namespace) -> Faults:
+    given = {spec.field: getattr(args, _dest(spec)) for spec in FAULTS}
+    return Faults(**{name: value for name, value in given.items() if value is not None})
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn  # noqa: F401 - the optional extra
+        from checker.live.serve import Catalogue, Replayer
+    except ImportError as exc:
+        raise UsageError(f"serve needs the optional dependencies ({exc.name} is missing): "
+                         "pip install 'sse-check[serve]'") from None
+
+    catalogue = Catalogue.from_paths(args.captures)
+    replayer = Replayer(catalogue, faults=faults_from_args(args), default=args.default)
+    sock = _bind(args.host, args.port)
+    host, port = sock.getsockname()[:2]
+    if not _is_loopback(host):
+        print(f"sse-check: warning: listening on {host}, not a loopback address: anyone who can reach "
+              "this machine can read the captures", file=sys.stderr)
+    url_host = f"[{host}]" if ":" in host else host
+    announce = f"serving {len(catalogue)} captures on http://{url_host}:{port}"
+    _configure_logging(verbose=args.log)
+    server = _server(replayer, access_log=args.log, announce=announce)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _configure_logging(*, verbose: bool) -> None:
+    from checker.live.serve import OnPurposeFilter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("sse-check serve: %(message)s"))
+    handler.addFilter(OnPurposeFilter())
+    logger = logging.getLogger("uvicorn")
+    logger.handlers = [handler]
+    logger.setLevel(logging.INFO if verbose else logging.WARNING)
+    logger.propagate = False
+
+
+def _server(replayer: Any, *, access_log: bool, announce: str) -> Any:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn, plus: announce once listening, end open streams first on shutdown, exit 0 on a signal."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and not self.should_exit:
+                print(announce, flush=True)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            replayer.close()
+            await super().shutdown(sockets)
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # uvicorn re-raises the signal after a graceful shutdown (so SIGTERM would end the process
+            # with status -15, SIGINT with a KeyboardInterrupt); stopping a replay server is not an error.
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    config = uvicorn.Config(
+        replayer.app,
+        http="h11",
+        ws="none",
+        lifespan="off",
+        log_config=None,
+        access_log=access_log,
+        server_header=False,  # the recorded Server header is replayed instead
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
+    return Server(config)

@@ -1,0 +1,122 @@
+"""Run ``sse-check serve`` as a real subprocess for the live tests (serve now, the prober later).
+
+``start_serve(*args)`` starts ``python -m checker serve ARGS --port 0``, waits for its announce line
+and returns a :class:`ServerProcess` with the URL. The fixtures stop every server they started by its
+pid, even when the test fails:
+
+* ``serve`` - a factory: ``server = serve("captures/llama.cpp", "--default", "plain_text")``;
+* ``llama_server`` - one server over ``captures/llama.cpp`` shared by the whole session; select
+  scenarios and faults per request with the ``X-SSE-Check-Scenario`` / ``X-SSE-Check-Fault`` headers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LLAMA_CAPTURES = ROOT / "captures" / "llama.cpp"
+ANNOUNCE = re.compile(r"serving (\d+) captures on (http://\S+)")
+START_TIMEOUT_S = 20.0
+STOP_TIMEOUT_S = 10.0
+
+
+@dataclass
+class ServerProcess:
+    proc: subprocess.Popen[bytes]
+    url: str  # http://127.0.0.1:PORT, no trailing slash
+    count: int  # captures served, as announced
+    _stderr: IO[bytes]
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = STOP_TIMEOUT_S) -> int:
+        """Signal the server and wait for it (killed if it does not stop in time); its exit code."""
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout)
+        return self.proc.returncode
+
+    def stderr(self) -> str:
+        """What the server wrote to stderr so far."""
+        self._stderr.flush()
+        self._stderr.seek(0)
+        return self._stderr.read().decode("utf-8", "replace")
+
+
+def start_serve(*args: str, cwd: Path = ROOT) -> ServerProcess:
+    """Start ``sse-check serve ARGS --port 0`` and wait until it announces its URL."""
+    stderr = tempfile.TemporaryFile()  # a file, not a pipe: a chatty server must never block on it
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "checker", "serve", *args, "--port", "0"],
+        stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL, cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert proc.stdout is not None
+    line = b""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    try:
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([proc.stdout], [], [], max(left, 0))
+            if not ready:
+                raise RuntimeError(f"sse-check serve did not announce itself within {START_TIMEOUT_S} s")
+            data = os.read(proc.stdout.fileno(), 4096)
+            if not data:
+                raise RuntimeError("sse-check serve exited before announcing itself")
+            line += data
+        match = ANNOUNCE.fullmatch(line.decode().strip())
+        if match is None:
+            raise RuntimeError(f"unexpected announce line: {line!r}")
+    except BaseException as exc:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        stderr.seek(0)
+        raise RuntimeError(f"{exc}; exit {proc.returncode}; stderr: {stderr.read().decode(errors='replace')}") from None
+    return ServerProcess(proc=proc, url=match.group(2), count=int(match.group(1)), _stderr=stderr)
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., ServerProcess]]:
+    """A factory starting ``sse-check serve`` processes; all are stopped when the test ends."""
+    started: list[ServerProcess] = []
+
+    def start(*args: str) -> ServerProcess:
+        server = start_serve(*args)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+        server._stderr.close()
+
+
+@pytest.fixture(scope="session")
+def llama_server() -> Iterator[ServerProcess]:
+    """One ``sse-check serve captures/llama.cpp`` for the session (no command-line faults)."""
+    server = start_serve(str(LLAMA_CAPTURES))
+    try:
+        yield server
+    finally:
+        server.stop()
+        server._stderr.close()
