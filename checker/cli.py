@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "lint": "checker.commands.lint",
     "rules": "checker.commands.rules",
     "serve": "checker.live.serve_command",
+    "replay": "checker.replay.command",
 }
 
 EXIT_OK = 0
