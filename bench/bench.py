@@ -109,7 +109,7 @@ def run_openai_python(events: list[dict]) -> int:
     from openai.lib.streaming.responses._responses import ResponseStreamState
     from openai.types.responses import ResponseStreamEvent
 
-    state = ResponseStreamState(input_tools=openai.NOT_GIVEN, text_format=openai.NOT_GIVEN)
+    state = ResponseStreamState(input_tools=openai.omit, text_format=openai.omit)
     for obj in events:
         state.handle_event(construct_type_unchecked(type_=ResponseStreamEvent, value=obj))  # type: ignore[arg-type]
     return len(events)

@@ -44,6 +44,7 @@ def _field_rules() -> dict[str, Rule]:
 
 
 FIELD_RULES = _field_rules()
+_UNPARSED: Any = object()
 
 
 class TraceEntry(NamedTuple):
@@ -127,6 +128,9 @@ class StreamLinter:
         self._sniffed = False
         self._foreign = False
         self._first_object = True
+        # True once the first event showed a Responses stream and no trace is
+        # kept: the hot path in _event may be taken.
+        self._plain = False
         # (event index, line, type, lane) per event, for timelines; off by default.
         self._trace: list[TraceEntry] | None = [] if trace else None
 
@@ -139,8 +143,12 @@ class StreamLinter:
         if self._opaque:
             self._opaque_bytes += len(chunk)
             return out
+        event_type = SSEEvent
         for item in self.decoder.feed(chunk):
-            self._take(item, out)
+            if type(item) is event_type:
+                self._event(item, out)  # type: ignore[arg-type]
+            else:
+                self._emit(item, out)  # type: ignore[arg-type]
         return out
 
     def close(self) -> LintResult:
@@ -224,9 +232,33 @@ class StreamLinter:
         self._event(item, out)
 
     def _event(self, ev: SSEEvent, out: list[Finding]) -> None:
+        # Hot path: once the stream has shown what it is, a well-framed event
+        # that the schema and the machine's fast path both accept has nothing
+        # to report. Anything else takes the full path below.
+        if self._plain and ev.data_lines == 1:
+            try:
+                obj = orjson.loads(ev.data)
+            except orjson.JSONDecodeError:
+                self._event_full(ev, out)
+                return
+            if type(obj) is dict:
+                etype = obj.get("type")
+                if ev.event == etype and "error" not in obj:
+                    violations = self.schemas.validate_event(obj)
+                    if not violations and self.machine.try_fast(etype, obj):  # type: ignore[arg-type]
+                        return
+                    self._event_full(ev, out, obj, violations)
+                    return
+            self._event_full(ev, out, obj)
+            return
+        self._event_full(ev, out)
+
+    def _event_full(self, ev: SSEEvent, out: list[Finding], obj: Any = _UNPARSED,
+                    violations: list[Any] | None = None) -> None:
         data = ev.data
         if data == b"[DONE]":
             pos = ev.position
+            self._plain = False
             if self._foreign:
                 return
             if self._done_seen:
@@ -242,7 +274,8 @@ class StreamLinter:
             )
             return
         try:
-            obj = orjson.loads(data)
+            if obj is _UNPARSED:
+                obj = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             pos = ev.position
             stripped = data.strip()
@@ -260,16 +293,10 @@ class StreamLinter:
             if foreign is not None:
                 self._foreign = True
                 self._emit(schema.WRONG_API.finding(ev.position, api=foreign[0], evidence=foreign[1]), out)
+            self._plain = not self._foreign and self._trace is None
         if self._foreign:
             return
         etype = obj.get("type")
-        violations = None
-        if ev.event == etype and ev.data_lines == 1 and self._trace is None and "error" not in obj:
-            # Hot path: a well-framed event; when the schema and the machine's
-            # fast path both accept it there is nothing to report.
-            violations = self.schemas.validate_event(obj)
-            if not violations and self.machine.try_fast(etype, obj):
-                return
         pos = Position(line=ev.line, byte=ev.byte, event_index=ev.index,
                        event_type=etype if isinstance(etype, str) else ev.event)
         if self._trace is not None:
@@ -291,8 +318,9 @@ class StreamLinter:
         if not self.machine.terminated:
             if violations is None:
                 violations = self.schemas.validate_event(obj)
-            for violation in violations:
-                self._emit(_classify(violation, etype, pos), out)
+            if violations:
+                for finding in _schema_findings(violations, etype, pos):
+                    self._emit(finding, out)
         for finding in self.machine.handle(obj, pos):
             self._emit(finding, out)
 
@@ -340,24 +368,50 @@ def lint_chunks(chunks: Iterable[bytes], **options: Any) -> LintResult:
     return linter.close()
 
 
-def _classify(violation: Any, etype: str, pos: Position) -> Finding:
-    pointer: str = violation.pointer
-    details = {"keyword": violation.keyword, "missing": violation.missing, "pointer": pointer, "type": etype}
-    if violation.keyword == "required" and pointer in FIELD_RULES:
-        return FIELD_RULES[pointer].finding(pos, pointer=pointer, details=details, type=etype)
+def _schema_findings(violations: list[Any], etype: str, pos: Position) -> list[Finding]:
+    """Schema violations as findings: a field with a rule of its own gets that rule;
+    the others are grouped by rule, and missing properties of one object are one
+    finding ("missing 'a', 'b', 'c'"), so a reduced response object is one line."""
+    out: list[Finding] = []
+    missing: dict[tuple[Rule, str], list[str]] = {}
+    for violation in violations:
+        pointer: str = violation.pointer
+        if violation.keyword == "required" and pointer in FIELD_RULES:
+            details = {"keyword": "required", "missing": [violation.missing], "pointer": pointer, "type": etype}
+            out.append(FIELD_RULES[pointer].finding(pos, pointer=pointer, details=details, type=etype))
+            continue
+        rule = _schema_rule(pointer)
+        if violation.keyword == "required" and violation.missing is not None:
+            parent = pointer.rsplit("/", 1)[0]
+            missing.setdefault((rule, parent), []).append(violation.missing)
+            continue
+        details = {"keyword": violation.keyword, "missing": [], "pointer": pointer, "type": etype}
+        out.append(_schema_finding(rule, pos, pointer, details, etype, violation.message))
+    for (rule, parent), names in missing.items():
+        details = {"keyword": "required", "missing": names, "pointer": parent, "type": etype}
+        listed = ", ".join(repr(n) for n in names)
+        text = f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
+        out.append(_schema_finding(rule, pos, parent, details, etype, text))
+    return out
+
+
+def _schema_rule(pointer: str) -> Rule:
     if pointer.startswith("/response/usage"):
-        rule = lifecycle.USAGE_MALFORMED
-        return rule.finding(pos, pointer=pointer, details=details, detail=f"{pointer}: {violation.message}")
+        return lifecycle.USAGE_MALFORMED
     if pointer.startswith("/response/output/") or pointer.startswith("/item"):
-        rule = schema.ITEM_SCHEMA
-    elif pointer.startswith("/response"):
-        rule = schema.RESPONSE_SCHEMA
-    elif pointer.startswith("/part"):
-        rule = schema.PART_SCHEMA
-    else:
-        rule = schema.EVENT_SCHEMA
-    return rule.finding(pos, pointer=pointer, details=details, type=etype, where=pointer or "/",
-                        detail=violation.message)
+        return schema.ITEM_SCHEMA
+    if pointer.startswith("/response"):
+        return schema.RESPONSE_SCHEMA
+    if pointer.startswith("/part"):
+        return schema.PART_SCHEMA
+    return schema.EVENT_SCHEMA
+
+
+def _schema_finding(rule: Rule, pos: Position, pointer: str, details: dict[str, Any], etype: str,
+                    text: str) -> Finding:
+    if rule is lifecycle.USAGE_MALFORMED:
+        return rule.finding(pos, pointer=pointer, details=details, detail=f"{pointer}: {text}")
+    return rule.finding(pos, pointer=pointer, details=details, type=etype, where=pointer or "/", detail=text)
 
 
 def _lane(obj: dict[str, Any]) -> str:

@@ -141,6 +141,8 @@ for _prefix, _item_type in (
                     "failed", "delta", "done"):
         SCOPES.setdefault(_prefix + _suffix, Scope(_item_type, "item", "other"))
 
+DELTA_SCOPES = {name: scope for name, scope in SCOPES.items() if scope.role == "delta"}
+
 # Which text event closes a part of each type.
 TEXT_DONE_TYPE = {
     "output_text": "response.output_text.done",
@@ -277,42 +279,45 @@ class ResponsesMachine:
         the general path would report nothing; anything unusual returns False
         and takes the general path.
         """
-        if self.state.lifecycle != "output":
+        scope = DELTA_SCOPES.get(etype)
+        if scope is None:
             return False
-        scope = SCOPES.get(etype)
-        if scope is None or scope.role != "delta":
+        st = self.state
+        if st.lifecycle != "output":
             return False
-        item = self.by_id.get(event.get("item_id"))  # type: ignore[arg-type]
+        get = event.get
+        item = self.by_id.get(get("item_id"))  # type: ignore[arg-type]
         if item is None or item.done or item.type != scope.item_type:
             return False
-        index = event.get("output_index")
+        index = get("output_index")
         if index is not None and self.by_index.get(index) is not item:
             return False
-        delta = event.get("delta")
+        delta = get("delta")
         if type(delta) is not str:
             return False
-        seq = event.get("sequence_number")
-        last = self.state.last_sequence
+        seq = get("sequence_number")
+        last = st.last_sequence
         if seq is not None and (type(seq) is not int or (last is not None and seq <= last)):
             return False
-        if scope.target == "args":
+        target = scope.target
+        if target == "args":
             if item.arguments_done:
                 return False
             item.arguments.append(delta)
         else:
-            parts = item.content if scope.target == "content" else item.summary
+            parts = item.content if target == "content" else item.summary
             if not parts:
                 return False
             part = parts[-1]
-            part_index = event.get("content_index" if scope.target == "content" else "summary_index")
+            part_index = get("content_index" if target == "content" else "summary_index")
             if part.closed or part.text_done or (part_index is not None and part_index != part.index):
                 return False
             if part.type is not None and part.type != scope.part_type:
                 return False
             part.text.append(delta)
         if seq is not None:
-            self.state.last_sequence = seq
-        self.state.events += 1
+            st.last_sequence = seq
+        st.events += 1
         return True
 
     def finish(self, pos: Position) -> list[Finding]:

@@ -84,7 +84,9 @@ def _detail(key: str, *values: Any) -> Callable[[Finding], bool]:
 
 
 def _missing(*names: str) -> Callable[[Finding], bool]:
-    return lambda f: f.details.get("keyword") == "required" and f.details.get("missing") in names
+    """Matches a schema finding whose only problem is that some of ``names`` are missing."""
+    allowed = set(names)
+    return lambda f: f.details.get("keyword") == "required" and set(f.details.get("missing") or ()) <= allowed
 
 
 OPENAI = Profile(
@@ -160,6 +162,11 @@ LLAMA_CPP = Profile(
             when=_missing("annotations", "logprobs"),
         ),
         KnownDeviation(code="SCH008", description=_LLAMA + "text events lack logprobs"),
+        KnownDeviation(
+            code="LIF018",
+            description=_LLAMA + "usage lacks output_tokens_details (and input_tokens_details.cache_write_tokens)",
+            when=_missing("output_tokens_details", "cache_write_tokens"),
+        ),
         KnownDeviation(
             code="LIF017", description=_LLAMA + "max_output_tokens truncation is reported as completed"
         ),

@@ -265,21 +265,22 @@ class SSEDecoder:
         pos = 0
         n = len(block)
         max_line = self.max_line_bytes
+        max_event = self.max_event_bytes
         while pos < n:
             if not self._data and self._event_name is None and not self._fields and not self._too_large:
                 m = match(block, pos)
                 if m is not None:
                     raw_name, data = m.group(1, 2)
                     end = m.end()
-                    # Line lengths including the field name, as the slow path counts them.
-                    data_start = m.start(2)
-                    data_line = end - 2 - data_start + (6 if block[data_start - 1] == 0x20 else 5)
-                    event_line = 0 if raw_name is None else m.end(1) - pos
-                    if (
-                        data_line <= max_line
-                        and event_line <= max_line
-                        and len(data) + 1 <= self.max_event_bytes
-                    ):
+                    if end - pos > max_line or len(data) >= max_event:
+                        # Near a limit: line lengths exactly as the slow path counts them.
+                        data_start = m.start(2)
+                        data_line = end - 2 - data_start + (6 if block[data_start - 1] == 0x20 else 5)
+                        event_line = 0 if raw_name is None else m.end(1) - pos
+                        fits = data_line <= max_line and event_line <= max_line and len(data) < max_event
+                    else:
+                        fits = True
+                    if fits:
                         if raw_name is None:
                             name = None
                             lines = 3

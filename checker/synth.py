@@ -25,7 +25,7 @@ def _id(prefix: str, n: int) -> str:
 def response_object(response_id: str, status: str, output: list[Any], *, usage: dict[str, Any] | None = None,
                     max_output_tokens: int | None = None, error: Any = None,
                     incomplete_details: Any = None) -> dict[str, Any]:
-    return {
+    response = {
         "id": response_id,
         "object": "response",
         "created_at": 1760000000,
@@ -50,16 +50,17 @@ def response_object(response_id: str, status: str, output: list[Any], *, usage: 
         "top_logprobs": 0,
         "top_p": 1.0,
         "truncation": "disabled",
-        "usage": usage,
-        "user": None,
         "metadata": {},
     }
+    if usage is not None:  # optional, but an object when present
+        response["usage"] = usage
+    return response
 
 
 def usage_object(input_tokens: int, output_tokens: int, reasoning_tokens: int = 0) -> dict[str, Any]:
     return {
         "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
         "output_tokens": output_tokens,
         "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
         "total_tokens": input_tokens + output_tokens,
