@@ -13,6 +13,8 @@ position, with ``occurrences`` counting them all.
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -52,12 +54,30 @@ class TraceEntry(NamedTuple):
     line: int
     type: str
     lane: str  # the item id an event belongs to, or "response"
+    # For the HTML report's details (recorded only with trace=True):
+    byte: int = 0
+    data: bytes = b""  # the event's data, clipped to TRACE_DATA_CLIP; b"" past TRACE_DATA_BUDGET
+    at: float | None = None  # arrival time in seconds, when the caller marks times (a live probe)
+
+
+# A trace is for pictures, not for reconciliation: a few KB show an event's
+# shape, and past the budget only non-delta events keep their data, so a
+# traced 400 MB capture costs megabytes, not the capture.
+TRACE_DATA_CLIP = 4096
+TRACE_DATA_BUDGET = 8 << 20
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Limits:
+    """Resource limits; hitting one is a finding, never a crash (docs/robustness.md)."""
+
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    # Real events nest about ten levels; 64 leaves room for deep tool schemas.
+    max_json_depth: int = 64
+    # A stream of this size is a runaway generation, not a response.
+    max_bytes: int = 2 * 1024**3
+    max_events: int = 10_000_000
 
 
 @dataclass(slots=True, kw_only=True)
@@ -72,6 +92,8 @@ class LintResult:
     profile: str
     items: list[dict[str, Any]] = field(default_factory=list)
     trace: list["TraceEntry"] | None = None
+    # What each item accumulated (ResponsesMachine.item_texts), only with trace=True.
+    texts: list[dict[str, Any]] | None = None
 
     def worst(self) -> Severity | None:
         return max((f.severity for f in self.findings), default=None)
@@ -109,7 +131,12 @@ class StreamLinter:
 
             schema_set = load_schema_set(profile.schema_set)
         self.schemas = schema_set
+        self.limits = limits
         self.decoder = SSEDecoder(max_line_bytes=limits.max_line_bytes, max_event_bytes=limits.max_event_bytes)
+        self._fed = 0
+        self._ignored = 0
+        self._depth_budget = limits.max_json_depth
+        self._stopped = False
         self.machine = ResponsesMachine(request=request, known_types=self.schemas.known_event_types())
         self._select = tuple(s.upper() for s in select) if select else ()
         self._ignore = tuple(s.upper() for s in ignore) if ignore else ()
@@ -133,19 +160,42 @@ class StreamLinter:
         self._plain = False
         # (event index, line, type, lane) per event, for timelines; off by default.
         self._trace: list[TraceEntry] | None = [] if trace else None
+        self._trace_bytes = 0
+        self._now: float | None = None
 
     # -- feeding --------------------------------------------------------------
 
+    def mark_time(self, seconds: float) -> None:
+        """Stamp the events of the next ``feed()`` with an arrival time (trace only).
+
+        The engine never reads the clock; a live caller passes the time its
+        chunk arrived (seconds since the request), and the trace keeps it.
+        """
+        self._now = seconds
+
     def feed(self, chunk: bytes) -> list[Finding]:
         out: list[Finding] = []
+        if self._stopped:
+            self._ignored += len(chunk)
+            return out
+        room = self.limits.max_bytes - self._fed
+        self._fed += len(chunk)
+        if len(chunk) > room:
+            self._ignored += len(chunk) - room
+            chunk = chunk[:room]
+            self._stop("byte", self.limits.max_bytes, out)
         if not self._sniffed:
             chunk = self._sniff(chunk, out, final=False)
         if self._opaque:
             self._opaque_bytes += len(chunk)
             return out
         event_type = SSEEvent
+        max_events = self.limits.max_events
         for item in self.decoder.feed(chunk):
             if type(item) is event_type:
+                if item.index >= max_events:  # type: ignore[union-attr]
+                    self._stop("event", max_events, out)
+                    break
                 self._event(item, out)  # type: ignore[arg-type]
             else:
                 self._emit(item, out)  # type: ignore[arg-type]
@@ -157,11 +207,21 @@ class StreamLinter:
         out: list[Finding] = []
         if not self._sniffed:
             self._sniff(b"", out, final=True)
+        if self._stopped:
+            self._report_stop(out)
         if not self._opaque:
             for item in self.decoder.close():
+                if self._stopped:
+                    break
+                if isinstance(item, SSEEvent) and item.index >= self.limits.max_events:
+                    self._stop("event", self.limits.max_events, out)
+                    self._report_stop(out)
+                    break
                 self._take(item, out)
             end = self.decoder.end_position()
-            if self.decoder.events_dispatched == 0 and not any(
+            if self._stopped:
+                pass  # the end of the stream was never checked: say nothing about it
+            elif self.decoder.events_dispatched == 0 and not any(
                 f.code in ("SSE004", "SSE020", "SSE021") for f in self._firsts
             ):
                 what = "" if self.decoder.bytes_seen == 0 else " (no events: only blank lines or comments)"
@@ -192,12 +252,27 @@ class StreamLinter:
             response_id=st.response_id,
             profile=self.profile.name,
             trace=self._trace,
+            texts=self.machine.item_texts() if self._trace is not None else None,
             items=[
                 {"id": it.id, "type": it.type, "output_index": it.output_index, "done": it.done}
                 for it in self.machine.items
             ],
         )
         return self._closed_result
+
+    def _stop(self, what: str, limit: int, out: list[Finding]) -> None:
+        """A stream limit was hit: report it once; later input is counted, not checked."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._stop_pending = (what, limit)
+
+    def _report_stop(self, out: list[Finding]) -> None:
+        what, limit = self._stop_pending
+        rest = f"{self._ignored} more bytes" if what == "byte" else "the events after it"
+        self._emit(framing.STREAM_LIMIT.finding(self.decoder.end_position(), what=what, limit=limit, rest=rest), out)
+
+    _stop_pending: tuple[str, int] = ("", 0)
 
     # -- what kind of body is this? --------------------------------------------
 
@@ -243,7 +318,16 @@ class StreamLinter:
                 return
             if type(obj) is dict:
                 etype = obj.get("type")
-                if ev.event == etype and "error" not in obj:
+                # Cheap necessary conditions of the JSON hazards (a repeated key,
+                # deep nesting, a long number): when one holds, the full path checks.
+                data = ev.data
+                if (
+                    ev.event == etype
+                    and "error" not in obj
+                    and data.count(b'":') <= len(obj)
+                    and data.count(b"[") + data.count(b"{") <= self._depth_budget
+                    and not _has_long_digits(data)
+                ):
                     violations = self.schemas.validate_event(obj)
                     if not violations and self.machine.try_fast(etype, obj):  # type: ignore[arg-type]
                         return
@@ -251,7 +335,36 @@ class StreamLinter:
                     return
             self._event_full(ev, out, obj)
             return
+        if self._trace is not None:
+            self._event_full(ev, out, self._trace_event(ev))
+            return
         self._event_full(ev, out)
+
+    def _trace_event(self, ev: SSEEvent) -> Any:
+        """Record one event for timelines and the HTML report; return its parsed JSON
+        (or ``_UNPARSED``) so the full path does not parse it twice. Trace mode only."""
+        data = ev.data
+        obj: Any = _UNPARSED
+        if data == b"[DONE]":
+            etype, lane = "[DONE]", "response"
+        else:
+            try:
+                obj = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                obj = _UNPARSED
+            if isinstance(obj, dict):
+                etype = obj.get("type") if isinstance(obj.get("type"), str) else "?"
+                lane = _lane(obj)
+            else:
+                etype = "(not JSON)" if obj is _UNPARSED else "(not an object)"
+                lane = "response"
+        kept = data[:TRACE_DATA_CLIP]
+        if self._trace_bytes > TRACE_DATA_BUDGET and etype.endswith(".delta"):
+            kept = b""
+        self._trace_bytes += len(kept)
+        assert self._trace is not None
+        self._trace.append(TraceEntry(ev.index, ev.line, etype, lane, ev.byte, kept, self._now))
+        return obj
 
     def _event_full(self, ev: SSEEvent, out: list[Finding], obj: Any = _UNPARSED,
                     violations: list[Any] | None = None) -> None:
@@ -275,18 +388,26 @@ class StreamLinter:
             return
         try:
             if obj is _UNPARSED:
-                obj = orjson.loads(data)
+                obj = _loads(data)
         except orjson.JSONDecodeError as exc:
             pos = ev.position
             stripped = data.strip()
             if stripped.startswith(b":") or stripped.lower() in _KEEPALIVE_WORDS:
                 self._emit(framing.KEEPALIVE_AS_DATA.finding(pos, data=_clip(data)), out)
+            elif "depth limit" in str(exc):
+                self._emit(framing.JSON_TOO_DEEP.finding(pos, limit=self.limits.max_json_depth), out)
             else:
                 self._emit(framing.DATA_NOT_JSON.finding(pos, error=_json_error(exc, data)), out)
             return
         if not isinstance(obj, dict):
             self._emit(framing.DATA_NOT_OBJECT.finding(ev.position, kind=_json_kind(obj)), out)
             return
+        hazards = _json_hazards(data, obj, self.limits.max_json_depth)
+        if hazards:
+            for rule, fields in hazards:
+                self._emit(rule.finding(ev.position, **fields), out)
+            if any(rule is framing.JSON_TOO_DEEP for rule, _ in hazards):
+                return
         if self._first_object:
             self._first_object = False
             foreign = _foreign_api(obj)
@@ -299,8 +420,6 @@ class StreamLinter:
         etype = obj.get("type")
         pos = Position(line=ev.line, byte=ev.byte, event_index=ev.index,
                        event_type=etype if isinstance(etype, str) else ev.event)
-        if self._trace is not None:
-            self._trace.append(TraceEntry(ev.index, ev.line, etype if isinstance(etype, str) else "?", _lane(obj)))
         if ev.data_lines > 1:
             self._emit(framing.MULTILINE_DATA.finding(pos, count=ev.data_lines), out)
         error = obj.get("error")
@@ -412,6 +531,120 @@ def _schema_finding(rule: Rule, pos: Position, pointer: str, details: dict[str, 
     if rule is lifecycle.USAGE_MALFORMED:
         return rule.finding(pos, pointer=pointer, details=details, detail=f"{pointer}: {text}")
     return rule.finding(pos, pointer=pointer, details=details, type=etype, where=pointer or "/", detail=text)
+
+
+# 16 digits in a row: a necessary condition of an integer beyond 2^53 (orjson
+# turns those beyond 64 bits into floats silently). Overflowing exponents need
+# no prefilter: orjson refuses them, which takes the full path.
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_SIXTEEN_DIGITS = b"0" * 16
+
+
+def _has_long_digits(data: bytes) -> bool:
+    # A translate and a substring search: several times cheaper than a regex scan.
+    return _SIXTEEN_DIGITS in data.translate(_DIGITS_AS_ZERO)
+_LONG_NUMBER = re.compile(rb'(?<![\w."])-?\d{16,}(?:\.\d+)?(?:[eE][+-]?\d+)?|-?\d+(?:\.\d+)?[eE]\+?\d{3,}')
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _loads(data: bytes) -> Any:
+    """orjson, and for the legal JSON it refuses (a number beyond a double), the standard parser."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        if "number" not in str(exc):
+            raise
+        try:
+            return json.loads(data, parse_constant=_reject_constant)
+        except (ValueError, RecursionError):
+            raise exc from None
+
+
+def _json_hazards(data: bytes, obj: dict[str, Any], max_depth: int) -> list[tuple[Rule, dict[str, Any]]]:
+    """Legal JSON that clients read differently: repeated keys, unsafe numbers, deep nesting.
+
+    Each check has a cheap necessary condition first; the exact (slow) check runs
+    only when it holds, so ordinary events pay a few byte counts.
+    """
+    found: list[tuple[Rule, dict[str, Any]]] = []
+    if data.count(b"{") + data.count(b"[") > max_depth and _depth(obj) > max_depth:
+        return [(framing.JSON_TOO_DEEP, {"limit": max_depth})]
+    if data.count(b'":') > _key_count(obj, 64):
+        for where, key in _duplicate_keys(data):
+            found.append((framing.DUPLICATE_KEY, {"where": where, "key": key}))
+    if _LONG_NUMBER.search(data):
+        for number in _unsafe_numbers(data):
+            found.append((framing.NUMBER_RANGE, {"number": number}))
+    return found
+
+
+def _depth(value: Any) -> int:
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            node = node.values()
+        elif not isinstance(node, list):
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in node if isinstance(child, (dict, list)))
+    return deepest
+
+
+def _key_count(value: Any, budget: int) -> int:
+    """Keys in all objects (stops counting past ``budget``: only a lower bound is needed)."""
+    count, stack = 0, [value]
+    while stack and count <= budget:
+        node = stack.pop()
+        if isinstance(node, dict):
+            count += len(node)
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, (dict, list)))
+    return count if not stack else budget + 1 + count
+
+
+def _duplicate_keys(data: bytes) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                found.append(("object", key))
+            seen.add(key)
+        return dict(items)
+
+    try:
+        json.loads(data, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return []
+    return found
+
+
+def _unsafe_numbers(data: bytes) -> list[str]:
+    found: list[str] = []
+
+    def as_int(text: str) -> int:
+        value = int(text)
+        if abs(value) > 2**53:
+            found.append(text if len(text) <= 40 else text[:37] + "…")
+        return value
+
+    def as_float(text: str) -> float:
+        value = float(text)
+        if value in (float("inf"), float("-inf")):
+            found.append(text)
+        return value
+
+    try:
+        json.loads(data, parse_int=as_int, parse_float=as_float)
+    except (ValueError, RecursionError):
+        return []
+    return found
 
 
 def _lane(obj: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ be written without holding it in memory.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from collections.abc import Iterator
@@ -19,7 +20,8 @@ Event = dict[str, Any]
 
 
 def _id(prefix: str, n: int) -> str:
-    return f"{prefix}{n:032x}"
+    # Random-looking but reproducible, like real ids (no long digit runs).
+    return prefix + hashlib.blake2b(f"{prefix}{n}".encode(), digest_size=16).hexdigest()
 
 
 def response_object(response_id: str, status: str, output: list[Any], *, usage: dict[str, Any] | None = None,

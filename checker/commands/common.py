@@ -38,6 +38,12 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
                         help="longest line accepted (default 16 MiB); longer lines are skipped with a finding")
     parser.add_argument("--max-event-bytes", type=_size, default=Limits().max_event_bytes, metavar="N",
                         help="largest event data accepted (default 64 MiB)")
+    parser.add_argument("--max-json-depth", type=int, default=Limits().max_json_depth, metavar="N",
+                        help="deepest JSON nesting accepted (default 64)")
+    parser.add_argument("--max-bytes", type=_size, default=Limits().max_bytes, metavar="N",
+                        help="bytes checked per stream (default 2 GiB); the rest is counted, not checked")
+    parser.add_argument("--max-events", type=int, default=Limits().max_events, metavar="N",
+                        help="events checked per stream (default 10,000,000)")
 
 
 def _size(text: str) -> int:
@@ -76,9 +82,16 @@ def engine_options(args: argparse.Namespace) -> dict[str, Any]:
         "profile": profile,
         "select": _selectors(args.select) or None,
         "ignore": _selectors(args.ignore) or None,
-        "limits": Limits(max_line_bytes=args.max_line_bytes, max_event_bytes=args.max_event_bytes),
+        "limits": Limits(
+            max_line_bytes=args.max_line_bytes,
+            max_event_bytes=args.max_event_bytes,
+            max_json_depth=args.max_json_depth,
+            max_bytes=args.max_bytes,
+            max_events=args.max_events,
+        ),
         "collapse": not args.all_occurrences,
-        "trace": bool(args.timeline),
+        # The HTML report draws every event, so it needs the trace too.
+        "trace": bool(args.timeline) or getattr(args, "format", None) == "html",
     }
 
 

@@ -225,3 +225,44 @@ EMPTY_STREAM = rule(
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
     good="conforming/text.sse",
 )
+DUPLICATE_KEY = rule(
+    "SSE024", "duplicate-json-key", "warning",
+    "JSON object {where} repeats key {key!r}",
+    summary="Flags an event whose JSON repeats a key in one object.",
+    why="Parsers disagree: JSON.parse and Python's json keep the last value, serde-based clients (codex) reject "
+        "the event with \"duplicate field\", and a proxy may keep the first.",
+    sources=("RFC 8259 §4 (names SHOULD be unique)", "serde_json duplicate-field behaviour"),
+    clients=("codex",),
+    good="conforming/text.sse",
+)
+NUMBER_RANGE = rule(
+    "SSE025", "number-out-of-range", "warning",
+    "number {number} cannot be represented exactly by a double or a 64-bit integer",
+    summary="Flags integers beyond ±2^53 and numbers that overflow a double.",
+    why="JavaScript clients (openai-node) silently round integers beyond 2^53; serde-based clients (codex) fail on "
+        "integers beyond 64 bits; an overflowing number becomes Infinity or an error.",
+    sources=("RFC 8259 §6 (interoperable numbers)",),
+    clients=("openai-node", "codex"),
+    good="conforming/text.sse",
+)
+JSON_TOO_DEEP = rule(
+    "SSE026", "json-too-deep", "error",
+    "JSON nested deeper than {limit} levels; the event is skipped",
+    summary="Flags an event whose JSON nesting exceeds the depth limit (`--max-json-depth`, default 64).",
+    why="Real events nest less than a dozen levels; deeper documents exhaust recursive parsers (Python's json "
+        "raises RecursionError near 1000 levels).",
+    sources=("RFC 8259 §9 (implementations may limit nesting)", "sse-check resource limits"),
+    clients=("openai-python", "codex"),
+    good="conforming/text.sse",
+)
+STREAM_LIMIT = rule(
+    "SSE027", "stream-limit-exceeded", "error",
+    "stream exceeds the {what} limit ({limit}); the rest ({rest}) is not checked",
+    summary="Flags a stream longer than `--max-bytes` (default 2 GiB) or with more events than `--max-events` "
+            "(default 10,000,000).",
+    why="A response that never ends is a server bug (a generation loop, a lost stop condition); the limit keeps "
+        "the check's time and output bounded.",
+    sources=("sse-check resource limits",),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    good="conforming/text.sse",
+)
