@@ -47,6 +47,7 @@ def _field_rules() -> dict[str, Rule]:
 
 FIELD_RULES = _field_rules()
 _UNPARSED: Any = object()
+_SNIPPET_BYTES = 512
 
 
 class TraceEntry(NamedTuple):
@@ -188,6 +189,8 @@ class StreamLinter:
             chunk = self._sniff(chunk, out, final=False)
         if self._opaque:
             self._opaque_bytes += len(chunk)
+            if len(self._head) < _SNIPPET_BYTES:
+                self._head += chunk[: _SNIPPET_BYTES - len(self._head)]
             return out
         event_type = SSEEvent
         max_events = self.limits.max_events
@@ -206,10 +209,15 @@ class StreamLinter:
             return self._closed_result
         out: list[Finding] = []
         if not self._sniffed:
-            self._sniff(b"", out, final=True)
+            held = self._sniff(b"", out, final=True)
+            if held and not self._opaque:
+                for item in self.decoder.feed(held):
+                    self._take(item, out)
         if self._stopped:
             self._report_stop(out)
-        if not self._opaque:
+        if self._opaque:
+            self._report_opaque(out)
+        else:
             for item in self.decoder.close():
                 if self._stopped:
                     break
@@ -283,20 +291,30 @@ class StreamLinter:
         self._head += chunk
         head = self._head
         significant = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
-        if not significant and not final:
-            return b""  # nothing to judge by yet: hold the bytes back
+        if not final and (not significant or (len(head) < 3 and b"\xef\xbb\xbf".startswith(head))):
+            return b""  # nothing to judge by yet (or half a BOM): hold the bytes back
         if len(significant) < 2 and significant[:1] == b"\x1f" and not final:
             return b""
         self._sniffed = True
-        self._head = b""
         kind = _body_kind(significant)
         if kind is None:
+            self._head = b""
             return head
+        # Not an event stream: keep the first bytes for the message, which is
+        # given at close so that it does not depend on how the body was chunked.
         self._opaque = True
+        self._opaque_kind = kind
         self._opaque_bytes = len(head)
+        self._head = head[:_SNIPPET_BYTES]
+        return b""
+
+    def _report_opaque(self, out: list[Finding]) -> None:
+        significant = self._head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+        kind = _body_kind(significant) or self._opaque_kind
         snippet = _clip(significant, 120) if kind != "gzip-compressed data" else "1f 8b …"
         self._emit(framing.NOT_AN_EVENT_STREAM.finding(Position(line=1, byte=0), kind=kind, snippet=snippet), out)
-        return b""
+
+    _opaque_kind = ""
 
     # -- one decoded unit -----------------------------------------------------
 

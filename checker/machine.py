@@ -239,6 +239,7 @@ class ResponsesMachine:
             return []
         out: list[Finding] = []
         st.events += 1
+        self._sequence(event, pos, out)
         if st.lifecycle == "terminal":
             out.append(
                 framing.AFTER_TERMINAL.finding(pos, what=f"event {etype!r}", terminal=st.terminal_type)
@@ -250,7 +251,6 @@ class ResponsesMachine:
                     )
                 )
             return out
-        self._sequence(event, pos, out)
         if etype in ALIASES:
             canonical = ALIASES[etype]
             out.append(schema.ALIAS_EVENT.finding(pos, type=etype, canonical=canonical))
@@ -326,6 +326,23 @@ class ResponsesMachine:
             return [lifecycle.MISSING_TERMINAL.finding(pos)]
         return []
 
+    def item_texts(self) -> list[dict[str, Any]]:
+        """Read-only export for reports: what each item accumulated, in added order.
+
+        Texts are as streamed (deltas, or what the added item carried); past
+        ``KEEP_CHARS`` only the kept prefix exists, and ``exact`` says so.
+        """
+        def parts(items: list[Part]) -> list[dict[str, Any]]:
+            return [{"index": p.index, "type": p.type, "text": p.text.text(), "exact": p.text.exact}
+                    for p in items]
+
+        return [
+            {"id": it.id, "type": it.type, "output_index": it.output_index, "done": it.done,
+             "name": it.name, "call_id": it.call_id, "content": parts(it.content), "summary": parts(it.summary),
+             "arguments": it.arguments.text(), "arguments_exact": it.arguments.exact}
+            for it in self.items
+        ]
+
     # -- lifecycle ------------------------------------------------------------
 
     def _sequence(self, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
@@ -378,9 +395,18 @@ class ResponsesMachine:
             self._terminal(etype, response, pos, out)
 
     def _terminal(self, etype: str, response: dict[str, Any], pos: Position, out: list[Finding]) -> None:
-        open_items = [it.label for it in self.items if not it.done]
+        open_items = [it for it in self.items if not it.done]
         if open_items:
-            out.append(lifecycle.UNFINISHED_ITEMS.finding(pos, type=etype, items=", ".join(open_items)))
+            # Which open items the terminal's output does not list: the SDKs accept an
+            # unfinished item only when the final output repeats it (checker/compat.py).
+            final = response.get("output")
+            listed = [(o.get("id"), o.get("call_id")) for o in final if isinstance(o, dict)] \
+                if isinstance(final, list) else []
+            unlisted = [it.label for it in open_items
+                        if not any((it.id is not None and it.id == i) or (it.call_id is not None and it.call_id == c)
+                                   for i, c in listed)]
+            out.append(lifecycle.UNFINISHED_ITEMS.finding(
+                pos, type=etype, items=", ".join(it.label for it in open_items), unlisted=unlisted))
         status = response.get("status")
         expected = TERMINAL_STATUS[etype]
         if status != expected:
@@ -480,7 +506,7 @@ class ResponsesMachine:
         if isinstance(item_id, str):
             item = self.by_id.get(item_id)
             if item is None:
-                out.append(items.UNKNOWN_ITEM.finding(pos, type=etype, item=item_id))
+                out.append(items.UNKNOWN_ITEM.finding(pos, type=etype, item=item_id, index=index))
                 return None
             if by_index is not None and by_index is not item:
                 out.append(
@@ -495,7 +521,8 @@ class ResponsesMachine:
             return item
         if by_index is not None:
             return by_index
-        out.append(items.UNKNOWN_ITEM.finding(pos, type=etype, item=item_id if item_id is not None else index))
+        out.append(items.UNKNOWN_ITEM.finding(pos, type=etype, item=item_id if item_id is not None else index,
+                                              index=index))
         return None
 
     def _added(self, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
