@@ -458,7 +458,11 @@ class StreamLinter:
             if violations:
                 for finding in _schema_findings(violations, etype, pos):
                     self._emit(finding, out)
-        for finding in self.machine.handle(obj, pos):
+        try:
+            findings = self.machine.handle(obj, pos)
+        except Exception as exc:  # noqa: BLE001 - one event's verdict, never the run (docs/robustness.md)
+            findings = [framing.CHECKER_ERROR.finding(pos, error=f"{type(exc).__name__}: {exc}")]
+        for finding in findings:
             self._emit(finding, out)
 
     # -- recording ------------------------------------------------------------

@@ -286,11 +286,14 @@ class ResponsesMachine:
         if st.lifecycle != "output":
             return False
         get = event.get
-        item = self.by_id.get(get("item_id"))  # type: ignore[arg-type]
+        item_id = get("item_id")
+        if type(item_id) is not str:
+            return False
+        item = self.by_id.get(item_id)
         if item is None or item.done or item.type != scope.item_type:
             return False
         index = get("output_index")
-        if index is not None and self.by_index.get(index) is not item:
+        if index is not None and (type(index) is not int or self.by_index.get(index) is not item):
             return False
         delta = get("delta")
         if type(delta) is not str:
@@ -488,7 +491,7 @@ class ResponsesMachine:
         expected_type = scope.item_type
         if expected_type is None and scope.target == "content":
             part = event.get("part")
-            expected_type = PART_OWNER.get(part.get("type")) if isinstance(part, dict) else None
+            expected_type = PART_OWNER.get(_part_type(part) or "")
         if expected_type is not None and item.type is not None and item.type != expected_type:
             out.append(items.FAMILY_MISMATCH.finding(pos, type=etype, item_type=item.type, item=item.label))
             return

@@ -1,147 +1,453 @@
-"""Generate schemas/ from OpenAI's OpenAPI description 2.3.0 (a dev-time tool).
+#!/usr/bin/env python3
+"""Generate the JSON Schemas in ``schemas/`` from OpenAI's OpenAPI description.
 
-    python tools/gen_schemas.py [REFERENCE] [OUT]
+Dev-time only: the checker never reads the OpenAPI file; it ships the files
+this script writes (``checker/schemas.py`` loads them as package data).
 
-defaults: ../shared/reference/openai-openapi.json and schemas/. The reference is
-never loaded at run time; the generated files are committed and a test checks
-that re-running this script changes nothing.
+    python tools/gen_schemas.py                      # ../shared/reference → schemas/
+    python tools/gen_schemas.py --reference X --out DIR
 
-Layout (Draft 2020-12, every file with an $id under https://sse-check.dev/schemas/):
-  openai/events/<event type>.json     one per member of ResponseStreamEvent (58)
-  openai/objects/<Name>.json          one per component they reference, transitively
-                                      (Response, OutputItem, OutputMessage, ReasoningItem,
-                                      FunctionToolCall, parts, annotations, usage, ...)
-  open-responses/...                  where Open Responses differs (SPEC §3): the nested
-                                      error event, logprobs optional on text events, and the
-                                      stricter ResponseResource on lifecycle events; every
-                                      other event is the openai one.
+Output (Draft 2020-12, one schema per file, pretty-printed with sorted keys so
+that a re-run gives no diff; ``tests/test_schemas.py`` re-runs it and compares):
 
-OpenAPI specifics are translated: `nullable` becomes anyOf with null, `x-*`,
-`discriminator`, `example` and `deprecated` are dropped, component refs become
-relative file refs. `additionalProperties` is kept exactly as the reference has
-it: servers add extension fields (llama.cpp's `timings`) and OpenAI adds fields
-over time.
+``schemas/openai/events/<event type>.json``
+    One per member of ``components.schemas.ResponseStreamEvent`` (58 in OpenAPI
+    2.3.0), named after the event's ``type`` (``response.output_text.delta``).
+``schemas/openai/objects/<Component>.json``
+    One per component those events reference, transitively (``Response``,
+    ``OutputMessage``, ``ReasoningItem``, ``FunctionToolCall``,
+    ``OutputTextContent``, annotations, ``ResponseUsage``, ``ResponseError``, …).
+``schemas/open-responses/…``
+    The Open Responses variant (SPEC §3): the nested ``error`` event, optional
+    ``logprobs`` on ``output_text`` events, the stricter ``ResponseResource``
+    in the six response-carrying events; every other event is a one-line
+    ``$ref`` to the openai file.
+
+Translation of OpenAPI 3.x into JSON Schema 2020-12:
+  * ``#/components/schemas/X`` refs become relative file refs (``X.json``,
+    ``../objects/X.json``; a self reference becomes ``#``);
+  * ``nullable: true`` (OpenAPI 3.0) adds ``null`` to ``type``/``enum``, or
+    wraps the schema in ``anyOf [schema, {type: null}]`` when it has no type;
+  * ``$recursiveRef: "#"`` (2019-09) becomes ``$ref: "#"``; ``$recursiveAnchor``
+    is dropped;
+  * ``example`` becomes ``examples: [example]``;
+  * ``discriminator``, ``xml``, ``externalDocs`` and every ``x-*`` key are
+    dropped; property *names* are never touched, even one starting with ``x-``;
+  * ``additionalProperties`` is kept exactly as the reference has it (never
+    added), so servers may carry extension fields (llama.cpp's ``timings``).
 """
+
 from __future__ import annotations
-import json, sys
+
+import argparse
+import json
+import posixpath
+import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-BASE = "https://sse-check.dev/schemas"
-DROP = {"discriminator", "example", "examples", "x-oaiMeta", "x-oaiTypeLabel", "x-stainless-const", "deprecated"}
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "openai-openapi.json"
+DEFAULT_OUT = REPO / "schemas"
 
+BASE_URI = "https://sse-check.dev/schemas/"
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+UNION = "ResponseStreamEvent"
+COMPONENT_PREFIX = "#/components/schemas/"
+SETS = ("openai", "open-responses")
 
-def translate(node, ref_prefix):
-    if isinstance(node, list):
-        return [translate(v, ref_prefix) for v in node]
-    if not isinstance(node, dict):
-        return node
-    out = {}
-    for k, v in node.items():
-        if k in DROP or k.startswith("x-"):
-            continue
-        if k == "$ref":
-            out[k] = ref_prefix + v.split("/")[-1] + ".json"
-        elif k in ("properties", "$defs", "patternProperties"):
-            out[k] = {name: translate(sub, ref_prefix) for name, sub in v.items()}
-        else:
-            out[k] = translate(v, ref_prefix)
-    if out.pop("nullable", False):
-        out = {"anyOf": [out, {"type": "null"}]}
-    return out
+# OpenAPI-only keywords without a JSON Schema meaning (annotations or codegen hints).
+DROPPED_KEYS = frozenset({"discriminator", "xml", "externalDocs", "$recursiveAnchor"})
+# Keywords whose value is data, not a schema: copied verbatim.
+VERBATIM_KEYS = frozenset({"enum", "const", "required", "default", "examples", "description", "title",
+                           "format", "pattern", "$comment", "deprecated", "readOnly", "writeOnly"})
+# Keywords whose value maps names to schemas (names are data, values are schemas).
+SCHEMA_MAP_KEYS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 
 
-def refs(node, acc):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if k == "$ref":
-                acc.add(v.split("/")[-1])
+class Translator:
+    """Rewrites one OpenAPI component into a standalone JSON Schema document."""
+
+    def __init__(self, files: Mapping[str, str]) -> None:
+        # component name -> path relative to the set root ("objects/X.json", "events/t.json")
+        self.files = files
+
+    def document(self, name: str, schema: Mapping[str, Any], rel_path: str, set_name: str = "openai") -> dict[str, Any]:
+        doc = self.node(schema, here=rel_path, self_name=name)
+        if not isinstance(doc, dict):  # a boolean schema at the top: wrap it
+            doc = {"allOf": [doc]}
+        doc["$schema"] = DRAFT
+        doc["$id"] = f"{BASE_URI}{set_name}/{rel_path}"
+        doc["$comment"] = (f"Generated by tools/gen_schemas.py from OpenAI OpenAPI components.schemas.{name}; "
+                           "do not edit.")
+        return doc
+
+    def ref(self, target: str, here: str, self_name: str) -> str:
+        if not target.startswith(COMPONENT_PREFIX):
+            raise ValueError(f"unsupported $ref {target!r} (only {COMPONENT_PREFIX}… refs are expected)")
+        name = target[len(COMPONENT_PREFIX):]
+        if name == self_name:
+            return "#"
+        return relative(here, self.files[name])
+
+    def node(self, value: Any, *, here: str, self_name: str) -> Any:
+        if isinstance(value, list):
+            return [self.node(v, here=here, self_name=self_name) for v in value]
+        if not isinstance(value, dict):
+            return value
+        out: dict[str, Any] = {}
+        for key, sub in value.items():
+            if key.startswith("x-") or key in DROPPED_KEYS or key == "nullable":
+                continue
+            if key == "$ref":
+                out["$ref"] = self.ref(sub, here, self_name)
+            elif key == "$recursiveRef":
+                if sub != "#":
+                    raise ValueError(f"unsupported $recursiveRef {sub!r}")
+                out["$ref"] = "#"
+            elif key == "example":
+                out["examples"] = [sub]
+            elif key in VERBATIM_KEYS:
+                out[key] = sub
+            elif key in SCHEMA_MAP_KEYS:
+                out[key] = {k: self.node(v, here=here, self_name=self_name) for k, v in sub.items()}
             else:
-                refs(v, acc)
-    elif isinstance(node, list):
-        for v in node:
-            refs(v, acc)
+                out[key] = self.node(sub, here=here, self_name=self_name)
+        if value.get("nullable") is True:
+            out = nullable(out)
+        return out
 
 
-SCHEMA = "https://json-schema.org/draft/2020-12/schema"
-# Fields the Open Responses ResponseResource carries beyond OpenAI's required list,
-# as its compliance suite's example response shows them.
-RESOURCE_EXTRA = ["completed_at", "presence_penalty", "frequency_penalty", "top_logprobs", "truncation", "store",
-                  "background", "service_tier", "text", "reasoning", "max_output_tokens", "max_tool_calls",
-                  "previous_response_id"]
-LIFECYCLE = ["response.created", "response.queued", "response.in_progress", "response.completed",
-             "response.failed", "response.incomplete"]
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema spelling of OpenAPI 3.0's ``nullable: true``."""
+    kind = schema.get("type")
+    if isinstance(kind, str) or isinstance(kind, list):
+        types = [kind] if isinstance(kind, str) else list(kind)
+        if "null" not in types:
+            types.append("null")
+        schema = {**schema, "type": types}
+        if "enum" in schema and None not in schema["enum"]:
+            schema["enum"] = [*schema["enum"], None]
+        return schema
+    annotations: dict[str, Any] = {k: schema[k] for k in ("description", "title", "default") if k in schema}
+    rest = {k: v for k, v in schema.items() if k not in annotations}
+    return {**annotations, "anyOf": [rest, {"type": "null"}]}
 
 
-def open_responses(openai_files: dict) -> dict:
-    out = {}
-    ev = f"{BASE}/open-responses/events/"
-    out["open-responses/objects/ResponseResource.json"] = {
-        "$schema": SCHEMA, "$id": f"{BASE}/open-responses/objects/ResponseResource.json",
-        "title": "ResponseResource",
-        "description": "Open Responses' response object: OpenAI's Response plus the fields Open Responses always "
-                       "sends (from its compliance suite's example). Where unsure, the field is as OpenAI has it.",
-        "allOf": [{"$ref": "../../openai/objects/Response.json"}, {"type": "object", "required": RESOURCE_EXTRA,
-                  "properties": {"completed_at": {"type": ["integer", "null"]},
-                                 "presence_penalty": {"type": "number"}, "frequency_penalty": {"type": "number"},
-                                 "top_logprobs": {"type": "integer"}}}],
+def relative(here: str, target: str) -> str:
+    """``target`` relative to the directory of ``here`` (both POSIX, relative to one root)."""
+    here_parts = here.split("/")[:-1]
+    target_parts = target.split("/")
+    common = 0
+    while common < min(len(here_parts), len(target_parts) - 1) and here_parts[common] == target_parts[common]:
+        common += 1
+    return "/".join([".."] * (len(here_parts) - common) + target_parts[common:])
+
+
+def refs_in(value: Any) -> list[str]:
+    """Component names referenced anywhere in ``value`` (in document order)."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(COMPONENT_PREFIX):
+                found.append(ref[len(COMPONENT_PREFIX):])
+            for key, sub in node.items():
+                if key in ("enum", "const", "required", "default", "example", "examples") or key.startswith("x-"):
+                    continue
+                if key in SCHEMA_MAP_KEYS and isinstance(sub, dict):
+                    stack.extend(sub.values())
+                else:
+                    stack.append(sub)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def event_type_of(name: str, schema: Mapping[str, Any]) -> str:
+    prop = schema.get("properties", {}).get("type", {})
+    values = prop.get("enum") or ([prop["const"]] if "const" in prop else [])
+    if len(values) != 1 or not isinstance(values[0], str):
+        raise ValueError(f"{name}: cannot read the event type from properties.type")
+    return values[0]
+
+
+# -- the openai set -------------------------------------------------------------
+
+
+def build_openai(spec: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """Documents of the openai set keyed by path relative to ``schemas/openai``.
+
+    Also returns event type → component name.
+    """
+    components: Mapping[str, Any] = spec["components"]["schemas"]
+    members = components[UNION].get("anyOf") or components[UNION].get("oneOf")
+    event_names = [m["$ref"][len(COMPONENT_PREFIX):] for m in members]
+    event_types: dict[str, str] = {}
+    for name in event_names:
+        etype = event_type_of(name, components[name])
+        if etype in event_types:
+            raise ValueError(f"event type {etype!r} is defined twice ({event_types[etype]}, {name})")
+        event_types[etype] = name
+    files: dict[str, str] = {name: f"events/{etype}.json" for etype, name in event_types.items()}
+    queue = list(event_names)
+    while queue:
+        for ref in refs_in(components[queue.pop(0)]):
+            if ref not in files:
+                if ref not in components:
+                    raise ValueError(f"dangling $ref to {ref!r}")
+                files[ref] = f"objects/{ref}.json"
+                queue.append(ref)
+    translator = Translator(files)
+    docs = {path: translator.document(name, components[name], path) for name, path in files.items()}
+    return docs, event_types
+
+
+# -- the open-responses set -----------------------------------------------------
+
+OR_SOURCE = ("Open Responses specification (openresponses/openresponses: schema/events.tsp, "
+             "schema/components/schemas/ResponseResource.json) as summarised in SPEC §3")
+
+# Open Responses' ResponseResource: the fields it requires on every response
+# snapshot, with its type where that differs from OpenAI's (None: OpenAI's type
+# is kept). Where Open Responses is looser (user and usage may be null) its type
+# wins too: ResponseResource is OpenAI's Response with these fields replaced.
+OR_RESPONSE_FIELDS: dict[str, dict[str, Any] | None] = {
+    "id": None,
+    "object": None,
+    "created_at": {"type": "integer", "description": "Unix timestamp (seconds); an integer in Open Responses."},
+    "completed_at": {"anyOf": [{"type": "integer"}, {"type": "null"}],
+                     "description": "Unix timestamp (seconds) when the response completed, or null."},
+    "status": None,
+    "incomplete_details": None,
+    "model": None,
+    "previous_response_id": None,
+    "instructions": None,
+    "output": None,
+    "error": None,
+    "tools": None,
+    "tool_choice": None,
+    "truncation": {"type": "string", "enum": ["auto", "disabled"],
+                   "description": "How the input was truncated (TruncationEnum); not nullable in Open Responses."},
+    "parallel_tool_calls": None,
+    "text": None,
+    "top_p": {"type": "number", "description": "Not nullable in Open Responses."},
+    "presence_penalty": {"type": "number", "description": "The presence penalty that was used."},
+    "frequency_penalty": {"type": "number", "description": "The frequency penalty that was used."},
+    "top_logprobs": {"type": "integer", "description": "Not nullable in Open Responses."},
+    "temperature": {"type": "number", "description": "Not nullable in Open Responses."},
+    "reasoning": None,
+    "user": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "Nullable in Open Responses."},
+    "usage": {"anyOf": [{"$ref": "ResponseUsage.json"}, {"type": "null"}],
+              "description": "Nullable in Open Responses (null until the response is done)."},
+    "max_output_tokens": None,
+    "max_tool_calls": None,
+    "store": {"type": "boolean", "description": "Whether the response was stored."},
+    "background": {"type": "boolean", "description": "Not nullable in Open Responses."},
+    "service_tier": {"type": "string", "description": "Any string and not nullable in Open Responses."},
+    "metadata": None,
+    "safety_identifier": None,
+    "prompt_cache_key": None,
+}
+
+RESPONSE_EVENTS = ("response.created", "response.queued", "response.in_progress", "response.completed",
+                   "response.failed", "response.incomplete")
+OPTIONAL_LOGPROBS_EVENTS = ("response.output_text.delta", "response.output_text.done")
+
+
+def build_open_responses(openai_docs: Mapping[str, dict[str, Any]], event_types: Mapping[str, str]
+                         ) -> dict[str, dict[str, Any]]:
+    """Documents of the open-responses set keyed by path relative to ``schemas/open-responses``."""
+
+    def header(rel: str, title: str, description: str) -> dict[str, Any]:
+        return {"$schema": DRAFT, "$id": f"{BASE_URI}open-responses/{rel}", "title": title,
+                "description": description,
+                "$comment": "Generated by tools/gen_schemas.py (the open-responses overlay); do not edit."}
+
+    docs: dict[str, dict[str, Any]] = {}
+    docs["objects/ResponseResource.json"] = {
+        **header(
+            "objects/ResponseResource.json", "The response object (Open Responses ResponseResource)",
+            "OpenAI's Response (its allOf flattened) with every field Open Responses requires on a response "
+            "snapshot made required, and Open Responses' types for created_at/completed_at (integers), "
+            "truncation, top_p, temperature, top_logprobs, background, service_tier (not nullable), user and "
+            "usage (nullable), plus presence_penalty, frequency_penalty and store. "
+            f"Source: {OR_SOURCE}. Kept as in OpenAI (unsure, or the same in both): the item, tool, tool_choice, "
+            "text, reasoning, metadata, error and usage shapes (so a usage object keeps OpenAI 2.3.0's required "
+            "input_tokens_details.cache_write_tokens), status keeps OpenAI's enum, model OpenAI's model ids. "
+            "Open Responses' optional extras (next_response_ids, input, cost_token, context_edits, billing) "
+            "are not declared."),
+        **response_resource(openai_docs),
     }
-    for etype in LIFECYCLE:
-        base = openai_files[f"openai/events/{etype}.json"]
-        body = json.loads(json.dumps(base))
-        body["$id"] = ev + etype + ".json"
-        body["properties"]["response"] = {"$ref": "../objects/ResponseResource.json"}
-        out[f"open-responses/events/{etype}.json"] = body
-    for etype in ("response.output_text.delta", "response.output_text.done"):
-        body = json.loads(json.dumps(openai_files[f"openai/events/{etype}.json"]))
-        body["$id"] = ev + etype + ".json"
-        body["required"] = [r for r in body["required"] if r != "logprobs"]
-        body["properties"]["logprobs"]["$ref"] = "../../openai/objects/ResponseLogProb.json"
-        body["properties"]["logprobs"].get("items", {}).update({"$ref": "../../openai/objects/ResponseLogProb.json"})
-        out[f"open-responses/events/{etype}.json"] = body
-    out["open-responses/events/error.json"] = {
-        "$schema": SCHEMA, "$id": ev + "error.json", "title": "ErrorStreamingEvent",
-        "description": "Open Responses' error event: the error nested under `error`.",
-        "type": "object", "required": ["type", "sequence_number", "error"],
+    docs["objects/Response.json"] = {
+        **header("objects/Response.json", "The response object",
+                 "Alias: in the open-responses set the response object is ResponseResource."),
+        "$ref": "ResponseResource.json",
+    }
+    docs["objects/ErrorPayload.json"] = {
+        **header("objects/ErrorPayload.json", "Error payload",
+                 f"The payload of an Open Responses streaming error event. Source: {OR_SOURCE}."),
+        "type": "object",
         "properties": {
-            "type": {"const": "error"}, "sequence_number": {"type": "integer"},
-            "error": {"type": "object", "required": ["type", "code", "message", "param"],
-                      "properties": {"type": {"type": "string"}, "code": {"type": ["string", "null"]},
-                                     "message": {"type": "string"}, "param": {"type": ["string", "null"]}}},
+            "type": {"type": "string", "description": "The error type."},
+            "code": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "The error code, if any."},
+            "message": {"type": "string", "description": "A human-readable error message."},
+            "param": {"anyOf": [{"type": "string"}, {"type": "null"}],
+                      "description": "The parameter the error is about, if any."},
+            "headers": {"type": "object", "additionalProperties": {"type": "string"},
+                        "description": "Response headers sent with the error, if any."},
         },
+        "required": ["type", "code", "message", "param"],
     }
+    for etype in sorted(event_types):
+        rel = f"events/{etype}.json"
+        upstream = openai_docs[f"events/{etype}.json"]
+        if etype == "error":
+            docs[rel] = {
+                **header(rel, "Error event",
+                         "Open Responses nests the error: {type: 'error', error: {type, code, message, param}, "
+                         "sequence_number} (OpenAI's is flat: {code, message, param}). "
+                         f"Source: {OR_SOURCE}."),
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string", "enum": ["error"]},
+                    "sequence_number": {"type": "integer"},
+                    "error": {"$ref": "../objects/ErrorPayload.json"},
+                },
+                "required": ["type", "sequence_number", "error"],
+            }
+        elif etype in RESPONSE_EVENTS or etype in OPTIONAL_LOGPROBS_EVENTS:
+            derived = {k: v for k, v in upstream.items() if k not in ("$schema", "$id", "$comment")}
+            derived["properties"] = dict(derived["properties"])
+            for key, sub in derived["properties"].items():  # refs are relative to the openai events dir
+                derived["properties"][key] = rebase(sub, "../../openai/events/")
+            if etype in RESPONSE_EVENTS:
+                derived["properties"]["response"] = {"$ref": "../objects/ResponseResource.json"}
+                why = "the response snapshot is the stricter ResponseResource"
+            else:
+                derived["required"] = [r for r in derived["required"] if r != "logprobs"]
+                why = "logprobs is optional"
+            docs[rel] = {**derived, **header(rel, derived.get("title", etype),
+                                             f"OpenAI's {etype} event, except that {why}. Source: {OR_SOURCE}.")}
+        else:
+            docs[rel] = {**header(rel, etype, f"Same as OpenAI's {etype} event."),
+                         "$ref": f"../../openai/events/{etype}.json"}
+    return docs
+
+
+def response_resource(openai_docs: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    """OpenAI's Response flattened into one object schema, with the Open Responses fields applied."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for part in openai_docs["objects/Response.json"]["allOf"]:
+        if "$ref" in part:
+            part = openai_docs[posixpath.normpath(posixpath.join("objects", part["$ref"]))]
+        if part.get("type") != "object" or set(part) - {"type", "properties", "required", "description", "title",
+                                                         "$schema", "$id", "$comment"}:
+            raise ValueError("Response's allOf is no longer a list of plain object schemas; revisit "
+                             "response_resource()")
+        properties.update(part.get("properties", {}))
+        required += [r for r in part.get("required", ()) if r not in required]
+    properties = {name: rebase(sub, "../../openai/objects/") for name, sub in properties.items()}
+    for name, spec in OR_RESPONSE_FIELDS.items():
+        if spec is not None:
+            properties[name] = rebase(spec, "../../openai/objects/")
+    required = list(OR_RESPONSE_FIELDS) + [r for r in required if r not in OR_RESPONSE_FIELDS]
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def rebase(value: Any, prefix: str) -> Any:
+    """Prefix every relative ``$ref`` in ``value`` (a schema moved to another directory)."""
+    if isinstance(value, list):
+        return [rebase(v, prefix) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, sub in value.items():
+        if key == "$ref" and not sub.startswith("#"):
+            out[key] = posixpath.normpath(prefix + sub)
+        elif key in VERBATIM_KEYS:
+            out[key] = sub
+        else:
+            out[key] = rebase(sub, prefix)
     return out
 
 
-def main(reference: Path, out: Path):
-    spec = json.loads(reference.read_text())
-    schemas = spec["components"]["schemas"]
-    events = [x["$ref"].split("/")[-1] for x in schemas["ResponseStreamEvent"]["anyOf"]]
-    seen, todo = set(), list(events)
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        acc = set(); refs(schemas[name], acc); todo += sorted(acc - seen)
-    files = {}
-    for name in sorted(seen - set(events)):
-        body = translate(schemas[name], "")
-        body = {"$schema": SCHEMA, "$id": f"{BASE}/openai/objects/{name}.json", "title": name, **body}
-        files[f"openai/objects/{name}.json"] = body
-    for name in events:
-        etype = schemas[name]["properties"]["type"]["enum"][0]
-        body = translate(schemas[name], "../objects/")
-        body = {"$schema": SCHEMA, "$id": f"{BASE}/openai/events/{etype}.json", "title": name, **body}
-        files[f"openai/events/{etype}.json"] = body
-    files.update(open_responses(files))
-    for rel, body in files.items():
-        path = out / rel
+# -- output ---------------------------------------------------------------------
+
+
+def render(doc: Mapping[str, Any]) -> str:
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def readme(spec: Mapping[str, Any], event_types: Mapping[str, str], n_objects: int) -> str:
+    version = spec.get("info", {}).get("version", "?")
+    lines = [
+        "# schemas/",
+        "",
+        "Generated by `tools/gen_schemas.py` from OpenAI's OpenAPI description "
+        f"(version {version}); do not edit by hand, re-run the script.",
+        "JSON Schema Draft 2020-12, one schema per file, `$id` under "
+        f"`{BASE_URI}`, relative `$ref`s between files. Shipped in the wheel as `checker/_schemas` and "
+        "loaded by `checker/schemas.py`.",
+        "",
+        f"- `openai/events/`: the {len(event_types)} members of `ResponseStreamEvent`, one file per event type.",
+        f"- `openai/objects/`: the {n_objects} components they reference (items, parts, `Response`, …).",
+        "- `open-responses/`: the Open Responses variant (SPEC §3): nested `error` event, optional `logprobs` on "
+        "`output_text` events, `ResponseResource` in the response-carrying events; the other events `$ref` the "
+        "openai files.",
+        "",
+        "Event types:",
+        "",
+    ]
+    lines += [f"- `{etype}` ({name})" for etype, name in sorted(event_types.items())]
+    return "\n".join(lines) + "\n"
+
+
+def build(reference: Path) -> dict[str, str]:
+    """Every generated file: path relative to ``schemas/`` → text."""
+    spec = json.loads(reference.read_text(encoding="utf-8"))
+    openai_docs, event_types = build_openai(spec)
+    or_docs = build_open_responses(openai_docs, event_types)
+    out = {f"openai/{rel}": render(doc) for rel, doc in openai_docs.items()}
+    out.update({f"open-responses/{rel}": render(doc) for rel, doc in or_docs.items()})
+    n_objects = sum(1 for rel in openai_docs if rel.startswith("objects/"))
+    out["README.md"] = readme(spec, event_types, n_objects)
+    return dict(sorted(out.items()))
+
+
+def write(files: Mapping[str, str], out_dir: Path) -> None:
+    """Write ``files`` under ``out_dir`` and delete stale generated files."""
+    for set_name in SETS:
+        root = out_dir / set_name
+        if root.is_dir():
+            for path in root.rglob("*.json"):
+                if path.relative_to(out_dir).as_posix() not in files:
+                    path.unlink()
+    for rel, text in files.items():
+        path = out_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-    print(f"wrote {len(files)} schema files to {out}")
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8", newline="\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE,
+                        help="OpenAI OpenAPI JSON (default: %(default)s)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: %(default)s)")
+    args = parser.parse_args(argv)
+    if not args.reference.is_file():
+        print(f"gen_schemas: reference not found: {args.reference}", file=sys.stderr)
+        return 2
+    files = build(args.reference)
+    write(files, args.out)
+    print(f"gen_schemas: {len(files)} files in {args.out}")
+    return 0
+
 
 if __name__ == "__main__":
-    root = Path(__file__).resolve().parents[1]
-    args = sys.argv[1:]
-    main(Path(args[0]) if args else root.parent / "shared" / "reference" / "openai-openapi.json",
-         Path(args[1]) if len(args) > 1 else root / "schemas")
+    sys.exit(main())

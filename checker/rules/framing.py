@@ -38,9 +38,10 @@ TRAILING_PARTIAL = rule(
     "stream ends inside an event (no blank line after it): the event is discarded",
     summary="Flags bytes after the last blank line: an event that was never dispatched.",
     why="WHATWG discards a pending event at end of input, and so does openai-python: whatever the server "
-        "meant to say there (often the terminal event) never reaches the client.",
+        "meant to say there (often the terminal event) never reaches the client (openai-node 7.x still "
+        "dispatches it).",
     sources=(WHATWG, "openai-python src/openai/_streaming.py"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    clients=("openai-python", "codex", "openai-agents"),
     good="conforming/text.sse",
 )
 INVALID_UTF8 = rule(
@@ -48,9 +49,9 @@ INVALID_UTF8 = rule(
     "invalid UTF-8 at byte {offset}: {reason}",
     summary="Flags bytes that are not valid UTF-8.",
     why="An event stream is always UTF-8; decoders replace bad bytes with U+FFFD (or fail), so text and JSON "
-        "arrive corrupted.",
+        "arrive corrupted (openai-python raises UnicodeDecodeError).",
     sources=(WHATWG,),
-    clients=("openai-python", "openai-node", "codex"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
     good="conforming/text.sse",
 )
 DATA_NOT_JSON = rule(
@@ -125,9 +126,11 @@ EMPTY_DATA = rule(
     "SSE013", "event-without-data", "warning",
     "event block without data (fields: {fields}) is not dispatched",
     summary="Flags a block of fields ended by a blank line that carries no `data`.",
-    why="WHATWG drops such an event, but httpx-sse dispatches it with empty data, so a client built on it "
-        "calls json.loads('') and fails. Keepalives belong in comment lines (`: ping`).",
-    sources=(WHATWG, "httpx-sse _decoders.py"),
+    why="WHATWG drops such an event, but httpx-sse and openai-python's decoder dispatch it with empty data, "
+        "so json.loads('') fails (openai-node: \"malformed server-sent event JSON\"). Keepalives belong in "
+        "comment lines (`: ping`).",
+    sources=(WHATWG, "httpx-sse _decoders.py", "openai-python src/openai/_streaming.py"),
+    clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/text.sse",
 )
 BAD_RETRY = rule(
@@ -213,7 +216,7 @@ NOT_AN_EVENT_STREAM = rule(
     why="A streaming client expects events; it sees none, and the real message (an HTTP error body, a proxy's "
         "HTML page) is lost unless it reads the body as JSON.",
     sources=(WHATWG, "OpenAI error responses"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "positional", "open-responses"),
     good="conforming/text.sse",
 )
 EMPTY_STREAM = rule(
@@ -222,7 +225,7 @@ EMPTY_STREAM = rule(
     summary="Flags a capture or response body with no bytes, or only blank lines and comments.",
     why="The client waits for events that never come and ends with \"stream closed before response.completed\".",
     sources=(WHATWG, "codex codex-rs/codex-api/src/sse/responses.rs"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "positional", "open-responses"),
     good="conforming/text.sse",
 )
 DUPLICATE_KEY = rule(
@@ -264,5 +267,14 @@ STREAM_LIMIT = rule(
         "the check's time and output bounded.",
     sources=("sse-check resource limits",),
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    good="conforming/text.sse",
+)
+CHECKER_ERROR = rule(
+    "SSE099", "checker-error", "error",
+    "sse-check could not check this event ({error}); the rest of the stream is still checked",
+    summary="Reports an internal error of sse-check on one event, instead of crashing.",
+    why="A conformance checker meets broken input by design; a bug in it must cost one event's verdict, never "
+        "the run, and must be visible. Please report it with the capture.",
+    sources=("sse-check robustness policy (docs/robustness.md)",),
     good="conforming/text.sse",
 )
