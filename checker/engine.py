@@ -184,7 +184,7 @@ class StreamLinter:
         if len(chunk) > room:
             self._ignored += len(chunk) - room
             chunk = chunk[:room]
-            self._stop("byte", self.limits.max_bytes, out)
+            self._stop("byte", self.limits.max_bytes, None)
         if not self._sniffed:
             chunk = self._sniff(chunk, out, final=False)
         if self._opaque:
@@ -197,7 +197,7 @@ class StreamLinter:
         for item in self.decoder.feed(chunk):
             if type(item) is event_type:
                 if item.index >= max_events:  # type: ignore[union-attr]
-                    self._stop("event", max_events, out)
+                    self._stop("event", max_events, item.position)  # type: ignore[union-attr]
                     break
                 self._event(item, out)  # type: ignore[arg-type]
             else:
@@ -222,7 +222,7 @@ class StreamLinter:
                 if self._stopped:
                     break
                 if isinstance(item, SSEEvent) and item.index >= self.limits.max_events:
-                    self._stop("event", self.limits.max_events, out)
+                    self._stop("event", self.limits.max_events, item.position)
                     self._report_stop(out)
                     break
                 self._take(item, out)
@@ -254,7 +254,7 @@ class StreamLinter:
         st = self.machine.state
         self._closed_result = LintResult(
             findings=findings,
-            events=self.decoder.events_dispatched,
+            events=min(self.decoder.events_dispatched, self.limits.max_events),
             bytes=self.decoder.bytes_seen + self._opaque_bytes,
             terminal=st.terminal_type,
             response_id=st.response_id,
@@ -268,19 +268,25 @@ class StreamLinter:
         )
         return self._closed_result
 
-    def _stop(self, what: str, limit: int, out: list[Finding]) -> None:
-        """A stream limit was hit: report it once; later input is counted, not checked."""
+    def _stop(self, what: str, limit: int, pos: Position | None) -> None:
+        """A stream limit was hit: reported once at close; later input is counted, not checked.
+
+        ``pos`` is the first event beyond an event limit; for the byte limit it is
+        taken at close, when the decoder has seen exactly ``max_bytes`` bytes
+        however they were chunked.
+        """
         if self._stopped:
             return
         self._stopped = True
-        self._stop_pending = (what, limit)
+        self._stop_pending = (what, limit, pos)
 
     def _report_stop(self, out: list[Finding]) -> None:
-        what, limit = self._stop_pending
+        what, limit, pos = self._stop_pending
         rest = f"{self._ignored} more bytes" if what == "byte" else "the events after it"
-        self._emit(framing.STREAM_LIMIT.finding(self.decoder.end_position(), what=what, limit=limit, rest=rest), out)
+        at = pos if pos is not None else self.decoder.end_position()
+        self._emit(framing.STREAM_LIMIT.finding(at, what=what, limit=limit, rest=rest), out)
 
-    _stop_pending: tuple[str, int] = ("", 0)
+    _stop_pending: tuple[str, int, Position | None] = ("", 0, None)
 
     # -- what kind of body is this? --------------------------------------------
 
@@ -539,13 +545,18 @@ def _schema_findings(violations: list[Any], etype: str, pos: Position) -> list[F
 def _schema_rule(pointer: str) -> Rule:
     if pointer.startswith("/response/usage"):
         return lifecycle.USAGE_MALFORMED
-    if pointer.startswith("/response/output/") or pointer.startswith("/item"):
+    if pointer.startswith("/response/output/") or _under(pointer, "/item"):
         return schema.ITEM_SCHEMA
-    if pointer.startswith("/response"):
+    if _under(pointer, "/response"):
         return schema.RESPONSE_SCHEMA
-    if pointer.startswith("/part"):
+    if _under(pointer, "/part"):
         return schema.PART_SCHEMA
     return schema.EVENT_SCHEMA
+
+
+def _under(pointer: str, prefix: str) -> bool:
+    """``pointer`` is ``prefix`` or inside it (``/item_id`` is not inside ``/item``)."""
+    return pointer == prefix or pointer.startswith(prefix + "/")
 
 
 def _schema_finding(rule: Rule, pos: Position, pointer: str, details: dict[str, Any], etype: str,
@@ -595,8 +606,8 @@ def _json_hazards(data: bytes, obj: dict[str, Any], max_depth: int) -> list[tupl
     if data.count(b"{") + data.count(b"[") > max_depth and _depth(obj) > max_depth:
         return [(framing.JSON_TOO_DEEP, {"limit": max_depth})]
     if data.count(b'":') > _key_count(obj, 64):
-        for where, key in _duplicate_keys(data):
-            found.append((framing.DUPLICATE_KEY, {"where": where, "key": key}))
+        for key in _duplicate_keys(data):
+            found.append((framing.DUPLICATE_KEY, {"key": key}))
     if _LONG_NUMBER.search(data):
         for number in _unsafe_numbers(data):
             found.append((framing.NUMBER_RANGE, {"number": number}))
@@ -629,14 +640,14 @@ def _key_count(value: Any, budget: int) -> int:
     return count if not stack else budget + 1 + count
 
 
-def _duplicate_keys(data: bytes) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
+def _duplicate_keys(data: bytes) -> list[str]:
+    found: list[str] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in items:
             if key in seen:
-                found.append(("object", key))
+                found.append(key)
             seen.add(key)
         return dict(items)
 

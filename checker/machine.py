@@ -190,6 +190,7 @@ class Item:
     summary: list[Part] = field(default_factory=list)
     arguments: TextAccumulator = field(default_factory=TextAccumulator)
     arguments_done: bool = False
+    had_status: bool = False  # the added item carried a status
     # What the item's output_item.done said, for the final-output comparison.
     final_fingerprint: tuple[Any, ...] | None = None
 
@@ -452,14 +453,17 @@ class ResponsesMachine:
             )
 
     def _final_output(self, etype: str, output: list[Any], pos: Position, out: list[Finding]) -> None:
-        done = sorted(self.done_items, key=lambda it: (it.output_index if it.output_index is not None else 1 << 30))
+        # The final output should list every item in output order: a done one as
+        # it was done, an unfinished one as the final word on it (the recovery
+        # openai-python applies). Unfinished items themselves are LIF008's.
+        done = sorted(self.items, key=lambda it: (it.output_index if it.output_index is not None else 1 << 30))
         if not output:
-            if done:
-                out.append(reconcile.COMPLETED_OUTPUT_EMPTY.finding(pos, type=etype, count=len(done)))
+            if self.done_items:
+                out.append(reconcile.COMPLETED_OUTPUT_EMPTY.finding(pos, type=etype, count=len(self.done_items)))
             return
         problems: list[str] = []
         if len(output) != len(done):
-            problems.append(f"{len(output)} item(s) in output, {len(done)} item(s) done in the stream")
+            problems.append(f"{len(output)} item(s) in output, {len(done)} item(s) in the stream")
         for index, (final, item) in enumerate(zip(output, done)):
             if not isinstance(final, dict):
                 problems.append(f"output[{index}] is not an object")
@@ -579,6 +583,7 @@ class ResponsesMachine:
             if isinstance(args, str) and args:
                 item.arguments.append(args)
         status = raw.get("status")
+        item.had_status = "status" in raw
         if "status" in raw and status != "in_progress":
             out.append(items.ADDED_STATUS.finding(pos, status=status))
         # Parts an added item already carries count as added (and done).
@@ -621,8 +626,10 @@ class ResponsesMachine:
         ):
             if added != done:
                 out.append(items.DONE_IDENTITY.finding(pos, field=fname, added=added, done=done))
+        # A done item's status must be final; its absence matters only where the
+        # added item had one (OpenAI's reasoning items carry none at all).
         status = raw.get("status")
-        if status not in ("completed", "incomplete"):
+        if ("status" in raw or item.had_status) and status not in ("completed", "incomplete"):
             out.append(items.DONE_STATUS.finding(pos, status=status, details={"status": status,
                                                                               "item_type": item.type}))
         if item.type == "function_call":

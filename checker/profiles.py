@@ -148,7 +148,7 @@ LLAMA_CPP = Profile(
         KnownDeviation(code="FNC002", description=_LLAMA + "no response.function_call_arguments.done"),
         KnownDeviation(
             code="ITM013",
-            description=_LLAMA + "the streamed reasoning done item has no status",
+            description=_LLAMA + "the streamed reasoning done item drops the status its added item had",
             when=lambda f: f.details.get("status") is None and f.details.get("item_type") == "reasoning",
         ),
         KnownDeviation(

@@ -61,6 +61,6 @@ def _rule_dict(rule: Rule) -> dict[str, object]:
         "why": rule.why,
         "sources": list(rule.sources),
         "clients": list(rule.clients),
-        "bad_example": f"captures/{rule.bad}",
+        "bad_example": f"captures/{rule.bad}" if rule.bad else None,
         "good_example": f"captures/{rule.good}",
     }

@@ -58,9 +58,10 @@ PART_TYPE_MISMATCH = rule(
     "CNT006", "part-type-mismatch", "error",
     "{type} targets a {part_type!r} part",
     summary="Flags text events into a refusal part, refusal events into a text part, and the like.",
-    why="openai-python asserts `content.type == \"output_text\"` before appending a text delta.",
+    why="openai-python asserts `content.type == \"output_text\"` before appending a text delta; openai-node "
+        "fails \"expected content to be 'refusal'\" (or 'output_text').",
     sources=(OPENAPI, PY),
-    clients=("openai-python",),
+    clients=("openai-python", "openai-node"),
     good="conforming/refusal.sse",
 )
 TEXT_DONE_MISSING = rule(

@@ -43,6 +43,12 @@ def _visible(line: str) -> str:
     )
 
 
+def _example(rule: Rule, captures: Path) -> str:
+    if not rule.bad:
+        return "No stream should produce it: it reports a bug in sse-check itself, found on that stream."
+    return f"`captures/{rule.bad}`:\n\n{_excerpt(captures, rule.bad)}"
+
+
 def profile_notes(rule: Rule) -> list[str]:
     notes = []
     for profile in PROFILES.values():
@@ -79,9 +85,7 @@ Family: {family} · default severity: {rule.severity} · message: `{rule.message
 {profile_text}
 
 ## Example
-`captures/{rule.bad}`:
-
-{_excerpt(captures, rule.bad)}
+{_example(rule, captures)}
 
 ## Use instead
 `captures/{rule.good}` (conforming).

@@ -38,10 +38,10 @@ TRAILING_PARTIAL = rule(
     "stream ends inside an event (no blank line after it): the event is discarded",
     summary="Flags bytes after the last blank line: an event that was never dispatched.",
     why="WHATWG discards a pending event at end of input, and so does openai-python: whatever the server "
-        "meant to say there (often the terminal event) never reaches the client (openai-node 7.x still "
-        "dispatches it).",
+        "meant to say there (often the terminal event) never reaches the client. openai-node 7.x dispatches "
+        "it anyway, and fails with \"malformed server-sent event JSON\" when the cut left it incomplete.",
     sources=(WHATWG, "openai-python src/openai/_streaming.py"),
-    clients=("openai-python", "codex", "openai-agents"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
     good="conforming/text.sse",
 )
 INVALID_UTF8 = rule(
@@ -98,9 +98,10 @@ AFTER_TERMINAL = rule(
     "{what} after the terminal event {terminal}",
     summary="Flags anything but `[DONE]` that arrives after response.completed/incomplete/failed.",
     why="Clients stop reading at the terminal event (codex closes the stream; openai-python finishes the "
-        "response): later events are lost, or a client that keeps reading applies them to a finished response.",
+        "response): later events are lost, or a client that keeps reading (openai-node) applies them to a "
+        "finished response.",
     sources=("OpenAI Responses streaming reference", "codex PR #9170"),
-    clients=("codex", "openai-python"),
+    clients=("codex", "openai-python", "openai-node"),
     good="conforming/text.sse",
 )
 DONE_SENT = rule(
@@ -230,7 +231,7 @@ EMPTY_STREAM = rule(
 )
 DUPLICATE_KEY = rule(
     "SSE024", "duplicate-json-key", "warning",
-    "JSON object {where} repeats key {key!r}",
+    "a JSON object in this event repeats the key {key!r}",
     summary="Flags an event whose JSON repeats a key in one object.",
     why="Parsers disagree: JSON.parse and Python's json keep the last value, serde-based clients (codex) reject "
         "the event with \"duplicate field\", and a proxy may keep the first.",
@@ -277,4 +278,5 @@ CHECKER_ERROR = rule(
         "the run, and must be visible. Please report it with the capture.",
     sources=("sse-check robustness policy (docs/robustness.md)",),
     good="conforming/text.sse",
+    example=False,
 )

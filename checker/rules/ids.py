@@ -38,7 +38,7 @@ DUPLICATE_CALL_ID = rule(
     why="Tool outputs are matched to calls by call_id: one call gets both outputs and the other none, and the "
         "next request is rejected.",
     sources=("openai-node response-accumulator.ts", "OpenAI function calling guide"),
-    clients=("openai-node", "codex", "openai-agents"),
+    clients=("openai-node", "openai-python", "codex", "openai-agents"),
     good="conforming/parallel-function-calls.sse",
 )
 ITEM_ID_MISSING = rule(

@@ -20,10 +20,11 @@ OUTPUT_INDEX_NOT_APPENDED = rule(
     "ITM002", "output-index-not-appended", "error",
     "output_item.added at output_index {got}, expected {expected}",
     summary="Flags an added item whose output_index is not the number of items added so far.",
-    why="Items are appended in order from 0; openai-node fails \"missing output at index N\" on a gap and "
-        "openai-python places items by index, so a gap or a jump misplaces every later event.",
+    why="Items are appended in order from 0 (Open Responses: MUST). openai-python 3.57 keys items by index "
+        "and openai-node 7.59 maps wire indexes to positions, so both tolerate a gap; clients that index an array "
+        "by output_index misplace every later event.",
     sources=(OPENAPI, NODE, PY),
-    clients=("openai-node", "openai-python"),
+    clients=("open-responses",),
     good="conforming/parallel-function-calls.sse",
 )
 OUTPUT_INDEX_REUSED = rule(
@@ -50,10 +51,10 @@ ITEM_ID_MISMATCH = rule(
     "ITM005", "item-id-mismatch", "error",
     "{type}: item_id {item_id!r} but output_index {index} is item {expected!r}",
     summary="Flags an event whose item_id and output_index name different items.",
-    why="Clients that place by index (openai-python) and clients that place by id (openai-node, codex) put the "
-        "same delta into different items.",
+    why="Clients that place by index (openai-python) and clients that check the id (openai-node fails "
+        "\"expected item_id\") disagree about the delta's item.",
     sources=(NODE, PY),
-    clients=("openai-node", "openai-python", "codex"),
+    clients=("openai-node", "openai-python"),
     good="conforming/reasoning-function-call.sse",
 )
 AFTER_ITEM_DONE = rule(

@@ -18,10 +18,11 @@ DUPLICATE_CREATED = rule(
     "LIF002", "duplicate-created", "error",
     "response.created sent again (first at event {first})",
     summary="Flags a second `response.created` in one stream.",
-    why="A client resets or re-creates its snapshot, losing the output accumulated so far, or treats it as a "
-        "second response on the same stream.",
+    why="The grammar has one response.created; openai-python 3.57 and openai-node 7.59 keep their snapshot, "
+        "but a client that resets on it loses the output accumulated so far, or treats it as a second response "
+        "on the same stream.",
     sources=(OPENAPI, "openai-node response-accumulator.ts"),
-    clients=("openai-node", "openai-python"),
+    clients=(),
     good="conforming/text.sse",
 )
 IN_PROGRESS_MISSING = rule(
@@ -69,19 +70,19 @@ MULTIPLE_TERMINAL = rule(
     "second terminal event {type} (first {first} at event {first_index})",
     summary="Flags more than one terminal event.",
     why="Exactly one of completed/incomplete/failed ends a response; a client finishes on the first and the "
-        "second contradicts it.",
+        "second contradicts it (openai-python keeps the first, openai-node the last).",
     sources=(OPENAPI, "Open Responses specification"),
-    clients=("codex", "openai-python", "open-responses"),
+    clients=("codex", "openai-python", "openai-node", "open-responses"),
     good="conforming/text.sse",
 )
 UNFINISHED_ITEMS = rule(
     "LIF008", "unfinished-items-at-terminal", "error",
     "{type} while item(s) {items} have no output_item.done",
     summary="Flags a terminal event that arrives while output items are still open.",
-    why="openai-python raises \"Cannot complete response with unfinished output items.\" unless the final output "
-        "repeats them; openai-agents and codex take only done items, so the open ones vanish.",
+    why="openai-python and openai-node raise \"Cannot complete response with unfinished output items.\" unless "
+        "the final output repeats them; openai-agents and codex take only done items, so the open ones vanish.",
     sources=(OPENAPI, "openai-python _responses.py"),
-    clients=("openai-python", "codex", "openai-agents"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
     good="conforming/text.sse",
 )
 STATUS_MISMATCH = rule(
@@ -115,19 +116,20 @@ RESPONSE_ID_CHANGED = rule(
     "LIF012", "response-id-changed", "error",
     "{type} carries response id {id!r}, the stream began with {first!r}",
     summary="Flags lifecycle events whose response.id differs from the first one.",
-    why="openai-python raises \"Lifecycle response identity changed.\"; stateful clients chain the wrong id "
-        "as previous_response_id.",
+    why="openai-python and openai-node raise \"Lifecycle response identity changed.\"; stateful clients chain "
+        "the wrong id as previous_response_id.",
     sources=("openai-python _responses.py",),
-    clients=("openai-python",),
+    clients=("openai-python", "openai-node"),
     good="conforming/text.sse",
 )
 ERROR_EVENT = rule(
     "LIF013", "error-event", "warning",
     "the server sent an error event: {detail}",
     summary="Reports an `error` event in the stream.",
-    why="An error event ends the turn for every client; it is legal, but a probe or CI run should see it.",
+    why="An error event ends the turn (openai-node throws APIError on it; openai-python yields it as an event "
+        "and codex ignores it, so the stream's end decides); it is legal, but a probe or CI run should see it.",
     sources=(OPENAPI,),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/failed.sse",
 )
 TOP_LEVEL_ERROR = rule(
@@ -138,7 +140,7 @@ TOP_LEVEL_ERROR = rule(
     why="openai-python raises APIError on such an event whatever its type, and clients that dispatch on `type` "
         "drop an event without one: the error is either fatal or invisible.",
     sources=("openai-python src/openai/_streaming.py", "llama.cpp PR #18486"),
-    clients=("openai-python", "codex"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
     good="conforming/failed.sse",
 )
 SEQUENCE_MISSING = rule(
@@ -175,8 +177,9 @@ USAGE_MALFORMED = rule(
     "LIF018", "usage-malformed", "error",
     "usage: {detail}",
     summary="Flags a `usage` object missing token counts or carrying non-integers.",
-    why="codex parses usage strictly (input/output/total tokens and both *_details); a missing or string field "
-        "fails the turn (llama.cpp #22659).",
+    why="codex parses usage strictly (input/output/total tokens as integers, and cached_tokens/reasoning_tokens "
+        "inside *_details when those are present); a missing or string field fails the turn with \"failed to "
+        "parse ResponseCompleted\" (llama.cpp #22659).",
     sources=(OPENAPI, "codex codex-rs/codex-api", "llama.cpp #22659"),
     clients=("codex",),
     good="conforming/text.sse",

@@ -27,10 +27,10 @@ ITEM_DONE_MISMATCH = rule(
     "REC003", "item-done-mismatch", "error",
     "output_item.done {what} differs from what was streamed ({diff})",
     summary="Flags an output_item.done whose content text, summary or arguments differ from the streamed ones.",
-    why="codex and openai-agents keep the done item and ignore the deltas: the user saw one text, the history "
-        "keeps another.",
+    why="codex and openai-agents keep the done item and ignore the deltas, and the SDKs' final responses are "
+        "the done items: the user saw one text, the history keeps another.",
     sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs"),
-    clients=("codex", "openai-agents", "openai-python"),
+    clients=("codex", "openai-agents", "openai-python", "openai-node"),
     good="conforming/reasoning-function-call.sse",
 )
 COMPLETED_OUTPUT_MISMATCH = rule(
@@ -38,20 +38,21 @@ COMPLETED_OUTPUT_MISMATCH = rule(
     "{type} output differs from the done items: {detail}",
     summary="Flags a terminal response whose `output` does not list the done items, in order, with the same ids "
             "and text.",
-    why="openai-agents-python builds the turn only from response.completed.response.output (vLLM PR #38227); "
-        "openai-python raises \"Completed response output identity changed.\"",
+    why="openai-agents-python builds the turn only from response.completed.response.output (vLLM PR #38227), "
+        "and so do the SDKs' final responses: what was streamed is not what the caller gets (openai-python "
+        "raises \"Completed response output identity changed.\" when a call's id changes).",
     sources=(OPENAPI, "vLLM PR #38227", "openai-python _responses.py"),
-    clients=("openai-agents", "openai-python"),
+    clients=("openai-agents", "openai-python", "openai-node"),
     good="conforming/reasoning-function-call.sse",
 )
 COMPLETED_OUTPUT_EMPTY = rule(
     "REC005", "final-output-empty", "error",
     "{type} has an empty output although {count} item(s) were done",
     summary="Flags a terminal response with `output: []` after items were streamed.",
-    why="openai-agents-python reads only this list and sees an empty turn; OpenAI's own codex backend does this "
-        "with store:false, which codex tolerates (codex profile).",
+    why="openai-agents-python reads only this list and sees an empty turn, and the SDKs' final response has no "
+        "output; OpenAI's own codex backend does this with store:false, which codex tolerates (codex profile).",
     sources=(OPENAPI, "openai-agents-python", "codex"),
-    clients=("openai-agents",),
+    clients=("openai-agents", "openai-python", "openai-node"),
     good="conforming/text.sse",
 )
 ARGUMENTS_DONE_MISMATCH = rule(

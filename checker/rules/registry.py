@@ -25,6 +25,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "SCH": ("schema", "event and object shapes against the JSON Schemas, unknown event types"),
     "REC": ("reconciliation", "text and arguments agreeing across deltas, done events, items and the final response"),
     "IDS": ("ids", "id prefixes and uniqueness of item ids and call ids"),
+    "HTP": ("http", "the HTTP exchange around a stream: status, content type, errors, timeouts, connection close"),
 }
 
 
@@ -38,7 +39,7 @@ class Rule:
     why: str
     sources: tuple[str, ...]
     clients: tuple[str, ...]
-    # Example captures, relative to the project's captures/ folder.
+    # Example captures, relative to the project's captures/ folder ("" for no bad example).
     bad: str
     good: str
 
@@ -90,6 +91,7 @@ def rule(
     clients: tuple[str, ...] = (),
     bad: str | None = None,
     good: str,
+    example: bool = True,
 ) -> Rule:
     """Register a rule. Codes and names are unique; clients must be known."""
     if code in RULES:
@@ -110,7 +112,8 @@ def rule(
         why=why,
         sources=sources,
         clients=clients,
-        bad=bad or f"rules/{code}-{name}.sse",
+        # A rule that no stream should produce (an internal error) has no bad example.
+        bad=(bad or f"rules/{code}-{name}.sse") if example else "",
         good=good,
     )
     RULES[code] = registered

@@ -105,6 +105,6 @@ WRONG_API = rule(
     why="A Responses client reads none of these events; the usual cause is a server or gateway that answered "
         "/v1/responses with another endpoint's stream, or a capture of the wrong endpoint.",
     sources=("OpenAI Chat Completions streaming", "Anthropic Messages streaming"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "positional", "open-responses"),
     good="conforming/text.sse",
 )

@@ -1,0 +1,1627 @@
+"""Write the synthetic captures of the corpus: conforming streams and one broken stream per rule.
+
+Run from the project root: ``python captures/make_captures.py``. The output is
+deterministic (fixed ids, timestamps and texts), so re-running it changes no
+byte unless this file changed. The real llama.cpp captures in
+``captures/llama.cpp/`` are copies of recorded server output and are not
+written here.
+
+How the corpus is built
+-----------------------
+* ``conforming/*.sse``: streams as OpenAI's OpenAPI description 2.3.0 says
+  they look (full response objects, ``sequence_number`` from 1,
+  ``output_index`` / ``content_index`` on every scoped event, ``logprobs`` on
+  text events, ``event:`` equal to ``type``), built by :class:`Stream`.
+* ``open-responses/text.sse``: the text stream as Open Responses wants it
+  (a ``ResponseResource`` object, ``data: [DONE]`` last).
+* ``rules/<CODE>-<name>.sse``: a conforming stream with exactly one thing
+  broken (see ``RULE_CAPTURES``). Header comment lines say what is broken and
+  which findings the capture produces (SSE comments are ignored by decoders):
+
+      : about <what is broken>
+      : profile <name>              (optional; default openai)
+      : limits max-line-bytes=N max-event-bytes=M   (optional; any engine Limits field, kebab-case)
+      : request {"max_output_tokens": 20}           (optional, one-line JSON)
+      : expect <CODE>               (one line per code: the complete set)
+      : known-engine-bug <what the engine gets wrong>   (optional; tests/test_corpus.py xfails it)
+
+  Bodies that cannot carry comment lines (a JSON error body, an HTML page)
+  declare their findings in a sidecar ``X.expect.json`` instead:
+  ``{"openai": ["SSE022"]}``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent
+Event = dict[str, Any]
+
+CREATED_AT = 1760451200  # 2025-10-14T14:13:20Z
+
+
+# --- ids ---------------------------------------------------------------------
+
+
+def make_id(prefix: str, name: str, length: int = 48) -> str:
+    """A realistic, deterministic id: prefix + hex, like OpenAI's `resp_68ee…`."""
+    digest = hashlib.sha256(name.encode()).hexdigest()
+    return prefix + ("68ee" + digest)[:length]
+
+
+def make_call_id(name: str) -> str:
+    """OpenAI call ids are `call_` + base62; 32 characters here."""
+    alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    number = int(hashlib.sha256(("call" + name).encode()).hexdigest(), 16)
+    chars = []
+    for _ in range(32):
+        number, rem = divmod(number, 62)
+        chars.append(alphabet[rem])
+    return "call_" + "".join(chars)
+
+
+# --- objects -----------------------------------------------------------------
+
+WEATHER_TOOL = {
+    "type": "function",
+    "name": "get_weather",
+    "description": "Get the current weather for a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City name, e.g. Paris"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["city", "unit"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+TIME_TOOL = {
+    "type": "function",
+    "name": "get_time",
+    "description": "Get the local time in a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
+
+def usage(input_tokens: int, output_tokens: int, reasoning_tokens: int = 0, cached: int = 0) -> dict[str, Any]:
+    return {
+        "input_tokens": input_tokens,
+        "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
+        "output_tokens": output_tokens,
+        "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
+        "total_tokens": input_tokens + output_tokens,
+    }
+
+
+@dataclass
+class Stream:
+    """One response, described item by item; ``events`` holds the stream's event objects in order.
+
+    ``flavor`` is "openai" (OpenAI's `Response` object) or "open-responses"
+    (the stricter `ResponseResource`: adds completed_at, presence/frequency
+    penalties, store, truncation, …).
+    """
+
+    name: str
+    model: str = "gpt-4.1-2025-04-14"
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tool_choice: Any = "auto"
+    reasoning: dict[str, Any] | None = None
+    max_output_tokens: int | None = None
+    instructions: str | None = None
+    flavor: str = "openai"
+    store: bool = True
+    events: list[Event] = field(default_factory=list)
+    done_items: list[dict[str, Any]] = field(default_factory=list)
+    _next: int = 0
+    _items: int = 0
+
+    @property
+    def response_id(self) -> str:
+        return make_id("resp_", self.name)
+
+    def _seq(self) -> int:
+        self._next += 1
+        return self._next
+
+    def response(self, status: str, output: list[Any], **extra: Any) -> dict[str, Any]:
+        obj: dict[str, Any] = {
+            "id": self.response_id,
+            "object": "response",
+            "created_at": CREATED_AT,
+            "status": status,
+            "background": False,
+            "completed_at": None,
+            "error": None,
+            "incomplete_details": None,
+            "instructions": self.instructions,
+            "max_output_tokens": self.max_output_tokens,
+            "max_tool_calls": None,
+            "model": self.model,
+            "output": output,
+            "parallel_tool_calls": True,
+            "previous_response_id": None,
+            "prompt_cache_key": None,
+            "reasoning": self.reasoning if self.reasoning is not None else {"effort": None, "summary": None},
+            "safety_identifier": None,
+            "service_tier": "default",
+            "store": self.store,
+            "temperature": 1.0,
+            "text": {"format": {"type": "text"}, "verbosity": "medium"},
+            "tool_choice": self.tool_choice,
+            "tools": self.tools,
+            "top_logprobs": 0,
+            "top_p": 1.0,
+            "truncation": "disabled",
+            "metadata": {},
+        }
+        if self.flavor == "open-responses":
+            # ResponseResource requires these on every snapshot; user and usage are nullable there.
+            obj["presence_penalty"] = 0.0
+            obj["frequency_penalty"] = 0.0
+            obj["user"] = None
+            obj["usage"] = None
+        obj.update(extra)
+        return obj
+
+    def emit(self, event: Event) -> Event:
+        self.events.append(event)
+        return event
+
+    # -- lifecycle --------------------------------------------------------------
+
+    def start(self) -> "Stream":
+        for etype in ("response.created", "response.in_progress"):
+            self.emit({"type": etype, "sequence_number": self._seq(), "response": self.response("in_progress", [])})
+        return self
+
+    def completed(self, use: dict[str, Any]) -> "Stream":
+        self.emit({"type": "response.completed", "sequence_number": self._seq(),
+                   "response": self.response("completed", copy.deepcopy(self.done_items),
+                                             completed_at=CREATED_AT + 3, usage=use)})
+        return self
+
+    def incomplete(self, use: dict[str, Any], reason: str = "max_output_tokens") -> "Stream":
+        self.emit({"type": "response.incomplete", "sequence_number": self._seq(),
+                   "response": self.response("incomplete", copy.deepcopy(self.done_items),
+                                             incomplete_details={"reason": reason}, usage=use)})
+        return self
+
+    def failed(self, code: str, message: str, use: dict[str, Any] | None = None) -> "Stream":
+        extra: dict[str, Any] = {"error": {"code": code, "message": message}}
+        if use is not None:
+            extra["usage"] = use
+        self.emit({"type": "response.failed", "sequence_number": self._seq(),
+                   "response": self.response("failed", copy.deepcopy(self.done_items), **extra)})
+        return self
+
+    # -- items ------------------------------------------------------------------
+
+    def _index(self) -> int:
+        index = self._items
+        self._items += 1
+        return index
+
+    def message(self, deltas: list[str], *, status: str = "completed") -> "Stream":
+        index, item_id = self._index(), make_id("msg_", f"{self.name}/{self._items}")
+        base = {"item_id": item_id, "output_index": index}
+        text = "".join(deltas)
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": {"id": item_id, "type": "message", "status": "in_progress", "content": [],
+                            "role": "assistant"}})
+        self.emit({"type": "response.content_part.added", "sequence_number": self._seq(), **base,
+                   "content_index": 0, "part": {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}})
+        for delta in deltas:
+            self.emit({"type": "response.output_text.delta", "sequence_number": self._seq(), **base,
+                       "content_index": 0, "delta": delta, "logprobs": []})
+        self.emit({"type": "response.output_text.done", "sequence_number": self._seq(), **base,
+                   "content_index": 0, "text": text, "logprobs": []})
+        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+        self.emit({"type": "response.content_part.done", "sequence_number": self._seq(), **base,
+                   "content_index": 0, "part": part})
+        item = {"id": item_id, "type": "message", "status": status, "content": [copy.deepcopy(part)],
+                "role": "assistant"}
+        self.emit({"type": "response.output_item.done", "sequence_number": self._seq(), "output_index": index,
+                   "item": item})
+        self.done_items.append(copy.deepcopy(item))
+        return self
+
+    def refusal(self, deltas: list[str]) -> "Stream":
+        index, item_id = self._index(), make_id("msg_", f"{self.name}/{self._items}")
+        base = {"item_id": item_id, "output_index": index}
+        text = "".join(deltas)
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": {"id": item_id, "type": "message", "status": "in_progress", "content": [],
+                            "role": "assistant"}})
+        self.emit({"type": "response.content_part.added", "sequence_number": self._seq(), **base,
+                   "content_index": 0, "part": {"type": "refusal", "refusal": ""}})
+        for delta in deltas:
+            self.emit({"type": "response.refusal.delta", "sequence_number": self._seq(), **base,
+                       "content_index": 0, "delta": delta})
+        self.emit({"type": "response.refusal.done", "sequence_number": self._seq(), **base,
+                   "content_index": 0, "refusal": text})
+        part = {"type": "refusal", "refusal": text}
+        self.emit({"type": "response.content_part.done", "sequence_number": self._seq(), **base,
+                   "content_index": 0, "part": part})
+        item = {"id": item_id, "type": "message", "status": "completed", "content": [copy.deepcopy(part)],
+                "role": "assistant"}
+        self.emit({"type": "response.output_item.done", "sequence_number": self._seq(), "output_index": index,
+                   "item": item})
+        self.done_items.append(copy.deepcopy(item))
+        return self
+
+    def reasoning_item(self, *, text: list[str] | None = None, summary: list[list[str]] | None = None,
+                       encrypted: str | None = None) -> "Stream":
+        """A reasoning item with summary parts (one list of deltas per part) and/or a reasoning_text part."""
+        index, item_id = self._index(), make_id("rs_", f"{self.name}/{self._items}")
+        base = {"item_id": item_id, "output_index": index}
+        added: dict[str, Any] = {"id": item_id, "type": "reasoning", "status": "in_progress", "summary": []}
+        if text is not None:
+            added["content"] = []
+        if encrypted is not None:
+            added["encrypted_content"] = None
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": added})
+        final_summary = []
+        for n, deltas in enumerate(summary or []):
+            joined = "".join(deltas)
+            self.emit({"type": "response.reasoning_summary_part.added", "sequence_number": self._seq(), **base,
+                       "summary_index": n, "part": {"type": "summary_text", "text": ""}})
+            for delta in deltas:
+                self.emit({"type": "response.reasoning_summary_text.delta", "sequence_number": self._seq(), **base,
+                           "summary_index": n, "delta": delta})
+            self.emit({"type": "response.reasoning_summary_text.done", "sequence_number": self._seq(), **base,
+                       "summary_index": n, "text": joined})
+            self.emit({"type": "response.reasoning_summary_part.done", "sequence_number": self._seq(), **base,
+                       "summary_index": n, "part": {"type": "summary_text", "text": joined}})
+            final_summary.append({"type": "summary_text", "text": joined})
+        content = []
+        if text is not None:
+            joined = "".join(text)
+            self.emit({"type": "response.content_part.added", "sequence_number": self._seq(), **base,
+                       "content_index": 0, "part": {"type": "reasoning_text", "text": ""}})
+            for delta in text:
+                self.emit({"type": "response.reasoning_text.delta", "sequence_number": self._seq(), **base,
+                           "content_index": 0, "delta": delta})
+            self.emit({"type": "response.reasoning_text.done", "sequence_number": self._seq(), **base,
+                       "content_index": 0, "text": joined})
+            self.emit({"type": "response.content_part.done", "sequence_number": self._seq(), **base,
+                       "content_index": 0, "part": {"type": "reasoning_text", "text": joined}})
+            content.append({"type": "reasoning_text", "text": joined})
+        item: dict[str, Any] = {"id": item_id, "type": "reasoning", "status": "completed", "summary": final_summary}
+        if text is not None:
+            item["content"] = content
+        if encrypted is not None:
+            item["encrypted_content"] = encrypted
+        self.emit({"type": "response.output_item.done", "sequence_number": self._seq(), "output_index": index,
+                   "item": item})
+        self.done_items.append(copy.deepcopy(item))
+        return self
+
+    def function_call(self, name: str, deltas: list[str]) -> "Stream":
+        index, item_id = self._index(), make_id("fc_", f"{self.name}/{self._items}")
+        call_id = make_call_id(f"{self.name}/{self._items}")
+        base = {"item_id": item_id, "output_index": index}
+        arguments = "".join(deltas)
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": {"id": item_id, "type": "function_call", "status": "in_progress", "arguments": "",
+                            "call_id": call_id, "name": name}})
+        for delta in deltas:
+            self.emit({"type": "response.function_call_arguments.delta", "sequence_number": self._seq(), **base,
+                       "delta": delta})
+        self.emit({"type": "response.function_call_arguments.done", "sequence_number": self._seq(), **base,
+                   "name": name, "arguments": arguments})
+        item = {"id": item_id, "type": "function_call", "status": "completed", "arguments": arguments,
+                "call_id": call_id, "name": name}
+        self.emit({"type": "response.output_item.done", "sequence_number": self._seq(), "output_index": index,
+                   "item": item})
+        self.done_items.append(copy.deepcopy(item))
+        return self
+
+
+# --- the conforming streams --------------------------------------------------
+
+HELLO = ["Hello", "!", " In", " French", " you", " say", " \"", "Bon", "jour", "\",", " and", " in", " Spanish",
+         " \"", "¡", "Hola", "!\""]
+REASONING = ["The", " user", " wants", " the", " weather", " in", " Paris", ".", " I", " should", " call",
+             " get", "_weather", " with", " city", " Paris", " and", " metric", " units", "."]
+WEATHER_ARGS = ["{\"", "city", "\":\"", "Paris", "\",\"", "unit", "\":\"", "c", "elsius", "\"}"]
+TIME_ARGS = ["{\"", "city", "\":\"", "Paris", "\"}"]
+
+
+def text_stream() -> Stream:
+    s = Stream("text").start().message(HELLO)
+    return s.completed(usage(14, 17))
+
+
+def reasoning_text_stream() -> Stream:
+    s = Stream("reasoning-text", model="gpt-oss-120b", reasoning={"effort": "low", "summary": None}).start()
+    s.reasoning_item(text=["The", " user", " asks", " for", " 17", " times", " 23", ".", " 17", "×", "20", "=",
+                           "340", ",", " 17", "×", "3", "=", "51", ",", " total", " 391", "."])
+    s.message(["17", " ×", " 23", " =", " **", "391", "**", "."])
+    return s.completed(usage(21, 31, reasoning_tokens=23))
+
+
+def reasoning_function_call_stream() -> Stream:
+    s = Stream("reasoning-function-call", model="gpt-oss-120b", tools=[WEATHER_TOOL],
+               reasoning={"effort": "medium", "summary": None}).start()
+    s.reasoning_item(text=REASONING)
+    s.function_call("get_weather", WEATHER_ARGS)
+    return s.completed(usage(86, 30, reasoning_tokens=20))
+
+
+def parallel_function_calls_stream() -> Stream:
+    s = Stream("parallel-function-calls", tools=[WEATHER_TOOL, TIME_TOOL]).start()
+    s.function_call("get_weather", WEATHER_ARGS)
+    s.function_call("get_time", TIME_ARGS)
+    return s.completed(usage(131, 33))
+
+
+def refusal_stream() -> Stream:
+    s = Stream("refusal").start()
+    s.refusal(["I", "’m", " sorry", ",", " but", " I", " can", "’t", " help", " with", " that", "."])
+    return s.completed(usage(19, 12))
+
+
+def reasoning_summary_stream() -> Stream:
+    s = Stream("reasoning-summary", model="gpt-5-mini-2025-08-07",
+               reasoning={"effort": "medium", "summary": "detailed"}).start()
+    s.reasoning_item(
+        summary=[
+            ["**", "Compar", "ing", " the", " numbers", "**\n\n", "The", " user", " asks", " which", " is",
+             " larger", ":", " 9", ".11", " or", " 9", ".9", "."],
+            ["**", "Answer", "ing", "**\n\n", "Comparing", " tenths", ":", " 9", ".9", " has", " 9", " tenths",
+             ",", " 9", ".11", " has", " 1", ",", " so", " 9", ".9", " is", " larger", "."],
+        ],
+        encrypted="gAAAAABo7lEXbm9uZS1vZi10aGlzLWlzLXJlYWwtZW5jcnlwdGVkLWNvbnRlbnQtanVzdC1hLXNoYXBl",
+    )
+    s.message(["9", ".9", " is", " larger", " than", " 9", ".11", "."])
+    return s.completed(usage(18, 152, reasoning_tokens=128))
+
+
+def incomplete_stream() -> Stream:
+    s = Stream("incomplete", max_output_tokens=16).start()
+    s.message(["Once", " upon", " a", " time", ",", " in", " a", " quiet", " village", " by", " the", " sea", ",",
+               " there", " lived", " an"], status="incomplete")
+    return s.incomplete(usage(12, 16))
+
+
+def failed_stream() -> Stream:
+    s = Stream("failed", model="gpt-5-mini-2025-08-07", reasoning={"effort": "medium", "summary": "auto"}).start()
+    s.reasoning_item(summary=[["**", "Plan", "ning", "**\n\n", "I", " will", " outline", " the", " essay",
+                               " first", "."]])
+    return s.failed("server_error", "The server had an error while processing your request. Sorry about that!")
+
+
+CONFORMING: dict[str, Callable[[], Stream]] = {
+    "text": text_stream,
+    "reasoning-text": reasoning_text_stream,
+    "reasoning-function-call": reasoning_function_call_stream,
+    "parallel-function-calls": parallel_function_calls_stream,
+    "refusal": refusal_stream,
+    "reasoning-summary": reasoning_summary_stream,
+    "incomplete": incomplete_stream,
+    "failed": failed_stream,
+}
+
+
+def open_responses_text_stream() -> Stream:
+    s = Stream("open-responses-text", flavor="open-responses").start().message(HELLO)
+    return s.completed(usage(14, 17))
+
+
+# --- encoding ----------------------------------------------------------------
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode_event(event: Any, *, event_line: str | None = "type", eol: str = "\n") -> str:
+    """One event as OpenAI frames it: `event: <type>`, one `data:` line, a blank line."""
+    data = event if isinstance(event, str) else dumps(event)
+    head = ""
+    if event_line == "type" and isinstance(event, dict) and isinstance(event.get("type"), str):
+        head = f"event: {event['type']}{eol}"
+    elif event_line not in (None, "type"):
+        head = f"event: {event_line}{eol}"
+    return f"{head}data: {data}{eol}{eol}"
+
+
+def encode(events: Iterable[Any], **options: Any) -> str:
+    return "".join(encode_event(e, **options) for e in events)
+
+
+def header(about: str, expect: Iterable[str], *, profile: str | None = None, limits: str | None = None,
+           request: dict[str, Any] | None = None, bug: str | None = None) -> str:
+    lines = [f": about {about}"]
+    if profile:
+        lines.append(f": profile {profile}")
+    if limits:
+        lines.append(f": limits {limits}")
+    if request is not None:
+        lines.append(f": request {dumps(request)}")
+    lines += [f": expect {code}" for code in sorted(set(expect))]
+    if bug:
+        lines.append(f": known-engine-bug {bug}")
+    return "\n".join(lines) + "\n\n"
+
+
+# --- helpers for breaking one thing -------------------------------------------
+
+
+def find(events: list[Event], etype: str, nth: int = 0, **match: Any) -> int:
+    """Index of the nth event of a type whose fields equal ``match``."""
+    seen = 0
+    for i, e in enumerate(events):
+        if e.get("type") == etype and all(e.get(k) == v for k, v in match.items()):
+            if seen == nth:
+                return i
+            seen += 1
+    raise LookupError(f"no event {etype} #{nth} {match}")
+
+
+def find_all(events: list[Event], etype: str) -> list[int]:
+    return [i for i, e in enumerate(events) if e.get("type") == etype]
+
+
+def renumber(events: list[Any]) -> list[Any]:
+    """sequence_number 1, 2, 3… again after events were inserted or removed."""
+    n = 0
+    for e in events:
+        if isinstance(e, dict) and "sequence_number" in e:
+            n += 1
+            e["sequence_number"] = n
+    return events
+
+
+def completed_response(events: list[Event]) -> dict[str, Any]:
+    return events[-1]["response"]
+
+
+@dataclass
+class Capture:
+    name: str  # file name under rules/, without .sse
+    about: str
+    expect: list[str]
+    body: Callable[[], bytes | str]
+    profile: str | None = None
+    limits: str | None = None
+    request: dict[str, Any] | None = None
+    bug: str | None = None
+    sidecar: dict[str, Any] | None = None  # expect.json (no header lines possible)
+
+
+RULE_CAPTURES: list[Capture] = []
+
+
+def capture(name: str, about: str, expect: list[str], **options: Any) -> Callable[[Callable[[], Any]], Any]:
+    def register(fn: Callable[[], Any]) -> Callable[[], Any]:
+        RULE_CAPTURES.append(Capture(name=name, about=about, expect=expect, body=fn, **options))
+        return fn
+
+    return register
+
+
+def events_of(stream: Callable[[], Stream]) -> list[Event]:
+    return stream().events
+
+
+# === SSE: framing =============================================================
+
+
+@capture("SSE001-byte-order-mark", "a UTF-8 BOM before the first byte of the stream", ["SSE001"])
+def _() -> bytes:
+    return b"\xef\xbb\xbf" + (HEAD + encode(events_of(text_stream))).encode()
+
+
+@capture("SSE002-lone-cr-line-ending", "every line ends in a lone CR (classic Mac line ends)", ["SSE002"])
+def _() -> str:
+    return (HEAD + encode(events_of(text_stream))).replace("\n", "\r")
+
+
+@capture("SSE003-mixed-line-endings",
+         "the lifecycle events end their lines in CRLF, the output events in LF (two writers)", ["SSE003"])
+def _() -> str:
+    out = HEAD
+    for e in events_of(text_stream):
+        out += encode_event(e, eol="\r\n" if e["type"].startswith("response.") and "output" not in e["type"]
+                            and "content" not in e["type"] else "\n")
+    return out
+
+
+@capture("SSE004-trailing-partial-event",
+         "the connection closes before the blank line after response.completed, so the terminal event "
+         "is never dispatched", ["SSE004", "LIF006"])
+def _() -> str:
+    return (HEAD + encode(events_of(text_stream)))[:-1]
+
+
+@capture("SSE005-invalid-utf8",
+         "the server encodes its text as Latin-1: the e-acute of cafe is sent as the single byte E9", ["SSE005"])
+def _() -> bytes:
+    s = Stream("SSE005").start().message(["A", " caf", "é", " au", " lait", ",", " please", "."])
+    s.completed(usage(11, 8))
+    return (HEAD + encode(s.events)).encode("latin-1")
+
+
+@capture("SSE006-data-not-json",
+         "output_text.done is written by a string template that leaves a trailing comma, so it is not JSON "
+         "and is lost", ["SSE006", "CNT007"])
+def _() -> str:
+    events: list[Any] = events_of(text_stream)
+    i = find(events, "response.output_text.done")
+    events[i] = dumps(events[i])[:-1] + ",}"
+    out = HEAD
+    for e in events:
+        out += encode_event(e, event_line="response.output_text.done" if isinstance(e, str) else "type")
+    return out
+
+
+@capture("SSE007-data-not-object", "a heartbeat sent as `data: null` between two deltas", ["SSE007"])
+def _() -> str:
+    events: list[Any] = events_of(text_stream)
+    events.insert(find(events, "response.output_text.delta", 5), "null")
+    return HEAD + encode(events)
+
+
+@capture("SSE008-event-type-mismatch",
+         "the `event:` line of output_text.done still names the previous event (output_text.delta)", ["SSE008"])
+def _() -> str:
+    events = events_of(text_stream)
+    i = find(events, "response.output_text.done")
+    return HEAD + encode(events[:i]) + encode_event(events[i], event_line="response.output_text.delta") + encode(
+        events[i + 1 :])
+
+
+@capture("SSE009-missing-event-field", "data-only events: no `event:` line anywhere (pi #1983)", ["SSE009"])
+def _() -> str:
+    return HEAD + encode(events_of(text_stream), event_line=None)
+
+
+@capture("SSE010-event-after-terminal",
+         "a trailing newline delta is flushed after response.completed", ["SSE010"])
+def _() -> str:
+    events = events_of(text_stream)
+    late = copy.deepcopy(events[find(events, "response.output_text.delta")])
+    late["delta"] = "\n"
+    late["sequence_number"] = events[-1]["sequence_number"] + 1
+    return HEAD + encode(events + [late])
+
+
+@capture("SSE011-done-sentinel-sent", "a Chat Completions style `data: [DONE]` after response.completed",
+         ["SSE011"])
+def _() -> str:
+    return HEAD + encode(events_of(text_stream)) + "data: [DONE]\n\n"
+
+
+@capture("SSE012-done-sentinel-missing",
+         "an Open Responses stream that ends after response.completed without `data: [DONE]`", ["SSE012"],
+         profile="open-responses")
+def _() -> str:
+    return HEAD + encode(open_responses_text_stream().events)
+
+
+@capture("SSE013-event-without-data", "a keepalive sent as an `event: ping` block without data", ["SSE013"])
+def _() -> str:
+    events = events_of(text_stream)
+    i = find(events, "response.output_text.delta", 8)
+    return HEAD + encode(events[:i]) + "event: ping\n\n" + encode(events[i:])
+
+
+@capture("SSE014-invalid-retry", "`retry: 3000ms` (not all digits) on the first event", ["SSE014"])
+def _() -> str:
+    return HEAD + "retry: 3000ms\n" + encode(events_of(text_stream))
+
+
+@capture("SSE015-multi-line-data", "response.completed is pretty-printed over several `data:` lines",
+         ["SSE015"])
+def _() -> str:
+    events = events_of(text_stream)
+    pretty = json.dumps(events[-1], indent=2, ensure_ascii=False)
+    last = "event: response.completed\n" + "".join(f"data: {line}\n" for line in pretty.split("\n")) + "\n"
+    return HEAD + encode(events[:-1]) + last
+
+
+@capture("SSE016-unknown-field", "a proxy writes an `x-request-id:` line into the first event", ["SSE016"])
+def _() -> str:
+    return HEAD + "x-request-id: req_5f1c2a9d7b3e4f60a8c1d2e3f4a5b6c7\n" + encode(events_of(text_stream))
+
+
+@capture("SSE017-id-contains-nul", "event ids are sent, one of them with a NUL byte in it",
+         ["SSE017", "SSE019"])
+def _() -> bytes:
+    out = HEAD
+    for n, e in enumerate(events_of(text_stream), start=1):
+        out += f"id: {n}" + ("\x00" if n == 6 else "") + "\n" + encode_event(e)
+    return out.encode()
+
+
+@capture("SSE018-keepalive-as-data", "a keepalive wrapped in data (`data: : ping`, llm-gateway#2053)",
+         ["SSE018"])
+def _() -> str:
+    events: list[Any] = events_of(text_stream)
+    events.insert(find(events, "response.output_text.delta", 8), ": ping")
+    return HEAD + encode(events)
+
+
+@capture("SSE019-nul-byte", "a keepalive comment line padded with NUL bytes", ["SSE019"])
+def _() -> str:
+    events = events_of(text_stream)
+    i = find(events, "response.output_text.delta", 8)
+    return HEAD + encode(events[:i]) + ": keepalive" + "\x00" * 8 + "\n\n" + encode(events[i:])
+
+
+@capture("SSE020-line-too-long",
+         "a 4 KiB padding comment (sent to defeat proxy buffering) is longer than the line limit of 2048 bytes",
+         ["SSE020"], limits="max-line-bytes=2048 max-event-bytes=65536")
+def _() -> str:
+    events = events_of(text_stream)
+    return HEAD + ": " + "." * 4096 + "\n\n" + encode(events)
+
+
+@capture("SSE021-event-too-large",
+         "response.completed (1.2 KB) is larger than the event limit of 1024 bytes, so it is skipped",
+         ["SSE021", "LIF006"], limits="max-line-bytes=65536 max-event-bytes=1024")
+def _() -> str:
+    s = Stream("SSE021", instructions="You are a friendly assistant. Answer briefly.").start().message(HELLO)
+    s.completed(usage(31, 17))
+    assert max(len(dumps(e)) for e in s.events[:-1]) < 1024 < len(dumps(s.events[-1])), "adjust the limit"
+    return HEAD + encode(s.events)
+
+
+@capture("SSE022-not-an-event-stream", "an HTTP 400 JSON error body instead of an event stream", ["SSE022"],
+         sidecar={"openai": ["SSE022"]})
+def _() -> str:
+    return dumps({"error": {"message": "Invalid value for 'input': expected a string or an array of input "
+                                       "items.", "type": "invalid_request_error", "param": "input",
+                            "code": "invalid_value"}}) + "\n"
+
+
+@capture("SSE022-html", "a gateway's HTML error page (502 Bad Gateway) instead of an event stream",
+         ["SSE022"], sidecar={"openai": ["SSE022"]})
+def _() -> str:
+    return ("<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway"
+            "</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
+
+
+@capture("SSE023-empty-stream", "the body holds nothing but these comment lines", ["SSE023"])
+def _() -> str:
+    return HEAD
+
+
+@capture("SSE024-duplicate-json-key",
+         "a proxy appends its own sequence_number to an event that already has one (the key appears twice)",
+         ["SSE024"])
+def _() -> str:
+    events: list[Any] = events_of(text_stream)
+    i = find(events, "response.output_text.delta", 3)
+    events[i] = dumps(events[i])[:-1] + f',"sequence_number":{events[i]["sequence_number"]}}}'
+    out = HEAD
+    for e in events:
+        out += encode_event(e, event_line="response.output_text.delta" if isinstance(e, str) else "type")
+    return out
+
+
+@capture("SSE025-number-out-of-range",
+         "the response object echoes a 64-bit random seed (12345678901234567890, beyond 2^63 and 2^53)",
+         ["SSE025"])
+def _() -> str:
+    events = events_of(text_stream)
+    text = encode(events)
+    return HEAD + text.replace('"top_p":1.0,', '"top_p":1.0,"seed":12345678901234567890,')
+
+
+@capture("SSE026-json-too-deep",
+         "a vendor debug event carries a span tree nested 80 levels deep (the limit is 64); it is skipped",
+         ["SSE026"])
+def _() -> str:
+    events: list[Any] = events_of(text_stream)
+    tree: dict[str, Any] = {"name": "sample", "children": []}
+    for depth in range(80):
+        tree = {"name": f"span{depth}", "children": [tree]}
+    events.insert(find(events, "response.output_text.delta", 8),
+                  {"type": "acme:trace", "sequence_number": 0, "trace": tree})
+    return HEAD + encode(renumber(events))
+
+
+@capture("SSE027-stream-limit-exceeded",
+         "a runaway generation: the stream goes on past the event limit of 20 (set for this example)",
+         ["SSE027"], limits="max-events=20")
+def _() -> str:
+    s = Stream("SSE027").start().message(["la"] * 40)
+    s.completed(usage(9, 40))
+    return HEAD + encode(s.events)
+
+
+# === LIF: lifecycle ===========================================================
+
+
+@capture("LIF001-first-event-not-created", "the stream starts at response.in_progress: no response.created",
+         ["LIF001"])
+def _() -> str:
+    return HEAD + encode(renumber(events_of(text_stream)[1:]))
+
+
+@capture("LIF002-duplicate-created", "response.created is sent a second time after response.in_progress",
+         ["LIF002"])
+def _() -> str:
+    events = events_of(text_stream)
+    events.insert(2, copy.deepcopy(events[0]))
+    return HEAD + encode(renumber(events))
+
+
+@capture("LIF003-in-progress-missing", "no response.in_progress: output starts right after response.created",
+         ["LIF003"])
+def _() -> str:
+    events = events_of(text_stream)
+    del events[1]
+    return HEAD + encode(renumber(events))
+
+
+@capture("LIF004-lifecycle-out-of-order", "a response.in_progress arrives after the output has started",
+         ["LIF004"])
+def _() -> str:
+    events = events_of(text_stream)
+    events.insert(find(events, "response.output_text.delta", 3), copy.deepcopy(events[1]))
+    return HEAD + encode(renumber(events))
+
+
+@capture("LIF005-repeated-in-progress", "response.in_progress is sent twice before the output starts",
+         ["LIF005"])
+def _() -> str:
+    events = events_of(text_stream)
+    events.insert(2, copy.deepcopy(events[1]))
+    return HEAD + encode(renumber(events))
+
+
+@capture("LIF006-missing-terminal-event",
+         "the stream ends after the message's output_item.done: no response.completed", ["LIF006"])
+def _() -> str:
+    return HEAD + encode(events_of(text_stream)[:-1])
+
+
+@capture("LIF006-cut-mid-text", "the connection drops in the middle of the text deltas", ["LIF006"])
+def _() -> str:
+    events = events_of(text_stream)
+    return HEAD + encode(events[: find(events, "response.output_text.delta", 6)])
+
+
+@capture("LIF007-multiple-terminal-events",
+         "response.failed follows response.completed", ["LIF007", "SSE010"])
+def _() -> str:
+    events = events_of(text_stream)
+    failed = copy.deepcopy(events[-1])
+    failed["type"] = "response.failed"
+    failed["sequence_number"] += 1
+    failed["response"].update(status="failed", completed_at=None,
+                              error={"code": "server_error", "message": "The server had an error."})
+    return HEAD + encode(events + [failed])
+
+
+@capture("LIF008-unfinished-items-at-terminal",
+         "the message's output_item.done is never sent, yet response.completed lists the message",
+         ["LIF008"])
+def _() -> str:
+    events = events_of(text_stream)
+    del events[find(events, "response.output_item.done")]
+    return HEAD + encode(renumber(events))
+
+
+@capture("LIF009-terminal-status-mismatch",
+         "response.completed carries a response whose status is still \"in_progress\"", ["LIF009"])
+def _() -> str:
+    events = events_of(text_stream)
+    completed_response(events)["status"] = "in_progress"
+    return HEAD + encode(events)
+
+
+@capture("LIF010-failed-without-error", "response.failed with `error: null`", ["LIF010"])
+def _() -> str:
+    events = events_of(failed_stream)
+    completed_response(events)["error"] = None
+    return HEAD + encode(events)
+
+
+@capture("LIF011-incomplete-without-reason", "response.incomplete with `incomplete_details: null`",
+         ["LIF011"])
+def _() -> str:
+    events = events_of(incomplete_stream)
+    completed_response(events)["incomplete_details"] = None
+    return HEAD + encode(events)
+
+
+@capture("LIF012-response-id-changed",
+         "response.completed carries a different response id than response.created", ["LIF012"])
+def _() -> str:
+    events = events_of(text_stream)
+    completed_response(events)["id"] = make_id("resp_", "another response")
+    return HEAD + encode(events)
+
+
+@capture("LIF013-error-event",
+         "a flat `error` event (code, message, param) before response.failed", ["LIF013"])
+def _() -> str:
+    events = events_of(failed_stream)
+    events.insert(len(events) - 1, {"type": "error", "sequence_number": 0, "code": "server_error",
+                                    "message": "The server had an error while processing your request. "
+                                               "Sorry about that!", "param": None})
+    return HEAD + encode(renumber(events))
+
+
+@capture("LIF014-top-level-error-field",
+         "llama.cpp-style mid-stream error: `data: {\"error\": …}` without a type, and the stream ends",
+         ["LIF014", "SCH007", "LIF006"])
+def _() -> str:
+    events: list[Any] = events_of(text_stream)
+    cut = find(events, "response.output_text.delta", 6)
+    error = dumps({"error": {"code": 500, "message": "context shift is disabled", "type": "server_error"}})
+    return HEAD + encode(events[:cut]) + f"data: {error}\n\n"
+
+
+@capture("LIF014-nested-error-event",
+         "an Open Responses nested error event ({type: error, error: {…}}) under the openai profile, "
+         "before response.failed", ["LIF014", "LIF013", "SCH001"])
+def _() -> str:
+    events = events_of(failed_stream)
+    events.insert(len(events) - 1, {"type": "error", "sequence_number": 0, "error": {
+        "type": "server_error", "code": "server_error",
+        "message": "The server had an error while processing your request. Sorry about that!", "param": None}})
+    return HEAD + encode(renumber(events))
+
+
+@capture("LIF015-sequence-number-missing", "no event carries sequence_number (sub2api #7129)", ["LIF015"])
+def _() -> str:
+    events = events_of(text_stream)
+    for e in events:
+        del e["sequence_number"]
+    return HEAD + encode(events)
+
+
+@capture("LIF016-sequence-number-not-increasing",
+         "one delta repeats the previous event's sequence_number", ["LIF016"])
+def _() -> str:
+    events = events_of(text_stream)
+    i = find(events, "response.output_text.delta", 4)
+    events[i]["sequence_number"] = events[i - 1]["sequence_number"]
+    return HEAD + encode(events)
+
+
+@capture("LIF017-truncation-reported-completed",
+         "output_tokens reached max_output_tokens 20 and the text stops mid-sentence, but the response is "
+         "reported completed", ["LIF017"], request={"max_output_tokens": 20})
+def _() -> str:
+    s = Stream("LIF017", max_output_tokens=20).start()
+    s.message(["Here", " is", " a", " short", " story", ":", " Once", " upon", " a", " time", ",", " a", " fox",
+               " found", " a", " lantern", " in", " the", " snow", " and"])
+    s.completed(usage(12, 20))
+    return HEAD + encode(s.events)
+
+
+@capture("LIF017-request-not-echoed",
+         "the request set max_output_tokens 20 and output_tokens reached 20, the response echoes "
+         "`max_output_tokens: null` and is reported completed", ["LIF017"], request={"max_output_tokens": 20})
+def _() -> str:
+    s = Stream("LIF017-request").start()
+    s.message(["Here", " is", " a", " short", " story", ":", " Once", " upon", " a", " time", ",", " a", " fox",
+               " found", " a", " lantern", " in", " the", " snow", " and"])
+    s.completed(usage(12, 20))
+    return HEAD + encode(s.events)
+
+
+@capture("LIF018-usage-malformed",
+         "usage has no output_tokens_details (llama.cpp #22659)", ["LIF018"])
+def _() -> str:
+    events = events_of(text_stream)
+    del completed_response(events)["usage"]["output_tokens_details"]
+    return HEAD + encode(events)
+
+
+@capture("LIF018-total-mismatch", "usage.total_tokens is not input_tokens + output_tokens", ["LIF018"])
+def _() -> str:
+    events = events_of(text_stream)
+    completed_response(events)["usage"]["total_tokens"] = 17
+    return HEAD + encode(events)
+
+
+# === ITM: items ===============================================================
+
+
+@capture("ITM001-output-index-missing", "no item-scoped event carries output_index", ["ITM001"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    for e in events:
+        e.pop("output_index", None)
+    return HEAD + encode(events)
+
+
+@capture("ITM002-output-index-not-appended",
+         "the second function call is added at output_index 2 (a gap after 0)", ["ITM002"])
+def _() -> str:
+    events = events_of(parallel_function_calls_stream)
+    for e in events:
+        if e.get("output_index") == 1:
+            e["output_index"] = 2
+    return HEAD + encode(events)
+
+
+@capture("ITM003-output-index-reused",
+         "both function calls are streamed at output_index 0 (the index is never incremented; LiteLLM #36375)",
+         ["ITM003", "ITM005"])
+def _() -> str:
+    events = events_of(parallel_function_calls_stream)
+    for e in events:
+        if e.get("output_index") == 1:
+            e["output_index"] = 0
+    return HEAD + encode(events)
+
+
+@capture("ITM004-event-for-unknown-item",
+         "the argument events name the call_id as item_id instead of the fc_ item id", ["ITM004", "FNC002"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    call = events[find(events, "response.output_item.added", 1)]["item"]
+    for e in events:
+        if e["type"].startswith("response.function_call_arguments."):
+            e["item_id"] = call["call_id"]
+    return HEAD + encode(events)
+
+
+@capture("ITM005-item-id-mismatch",
+         "function_call_arguments.done names the call's item_id but the reasoning item's output_index 0",
+         ["ITM005"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    events[find(events, "response.function_call_arguments.done")]["output_index"] = 0
+    return HEAD + encode(events)
+
+
+@capture("ITM006-event-after-item-done", "a last text delta arrives after the message's output_item.done",
+         ["ITM006"])
+def _() -> str:
+    events = events_of(text_stream)
+    late = copy.deepcopy(events[find(events, "response.output_text.delta")])
+    late["delta"] = " "
+    events.insert(len(events) - 1, late)
+    return HEAD + encode(renumber(events))
+
+
+@capture("ITM007-done-identity-changed",
+         "output_item.done of the function call carries a freshly generated call_id", ["ITM007"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    new = make_call_id("regenerated")
+    events[find(events, "response.output_item.done", 1)]["item"]["call_id"] = new
+    completed_response(events)["output"][1]["call_id"] = new
+    return HEAD + encode(events)
+
+
+@capture("ITM008-done-without-added",
+         "a function call is sent only as output_item.done (no added, no argument events)",
+         ["ITM008", "REC004"])
+def _() -> str:
+    s = Stream("ITM008", tools=[WEATHER_TOOL]).start()
+    s.message(["Let", " me", " check", " the", " weather", " in", " Paris", "."])
+    s.function_call("get_weather", WEATHER_ARGS)
+    s.completed(usage(84, 18))
+    events = s.events
+    first = find(events, "response.output_item.added", 1)
+    last = find(events, "response.function_call_arguments.done")
+    del events[first : last + 1]
+    return HEAD + encode(renumber(events))
+
+
+@capture("ITM009-duplicate-item-done", "the message's output_item.done is sent twice", ["ITM009"])
+def _() -> str:
+    events = events_of(text_stream)
+    i = find(events, "response.output_item.done")
+    events.insert(i + 1, copy.deepcopy(events[i]))
+    return HEAD + encode(renumber(events))
+
+
+@capture("ITM010-event-family-mismatch",
+         "the reasoning item's text is streamed as response.output_text.delta/done (message events) "
+         "instead of reasoning_text events", ["ITM010"])
+def _() -> str:
+    events = events_of(reasoning_text_stream)
+    reasoning = events[find(events, "response.output_item.added")]["item"]["id"]
+    rename = {"response.reasoning_text.delta": "response.output_text.delta",
+              "response.reasoning_text.done": "response.output_text.done"}
+    out = []
+    for e in events:
+        if e.get("item_id") == reasoning:
+            if e["type"].startswith("response.content_part."):
+                continue
+            if e["type"] in rename:
+                e["type"] = rename[e["type"]]
+                e["logprobs"] = []
+        out.append(e)
+    return HEAD + encode(renumber(out))
+
+
+@capture("ITM011-interleaved-items",
+         "the second function call is added before the first one's output_item.done", ["ITM011"])
+def _() -> str:
+    events = events_of(parallel_function_calls_stream)
+    first_done = find(events, "response.output_item.done")
+    second_added = find(events, "response.output_item.added", 1)
+    done = events.pop(first_done)
+    events.insert(second_added, done)  # second_added shifted down by one: done goes right after it
+    return HEAD + encode(renumber(events))
+
+
+@capture("ITM011-delayed-reasoning-done",
+         "llama.cpp style: the reasoning item's output_item.done comes in the final burst, after the message "
+         "was added and streamed", ["ITM011"])
+def _() -> str:
+    events = events_of(reasoning_text_stream)
+    done = events.pop(find(events, "response.output_item.done"))
+    events.insert(find(events, "response.output_text.done"), done)
+    return HEAD + encode(renumber(events))
+
+
+@capture("ITM012-added-status-not-in-progress", "output_item.added announces the message as \"completed\"",
+         ["ITM012"])
+def _() -> str:
+    events = events_of(text_stream)
+    events[find(events, "response.output_item.added")]["item"]["status"] = "completed"
+    return HEAD + encode(events)
+
+
+@capture("ITM013-done-status-not-final", "output_item.done leaves the message's status \"in_progress\"",
+         ["ITM013"])
+def _() -> str:
+    events = events_of(text_stream)
+    events[find(events, "response.output_item.done")]["item"]["status"] = "in_progress"
+    return HEAD + encode(events)
+
+
+# === CNT: content parts =======================================================
+
+
+@capture("CNT001-content-index-missing", "no part-scoped event carries content_index", ["CNT001"])
+def _() -> str:
+    events = events_of(text_stream)
+    for e in events:
+        e.pop("content_index", None)
+    return HEAD + encode(events)
+
+
+@capture("CNT002-content-index-not-appended",
+         "the message's only part is at content_index 1 (vLLM #45742)", ["CNT002"])
+def _() -> str:
+    events = events_of(text_stream)
+    for e in events:
+        if "content_index" in e:
+            e["content_index"] = 1
+    return HEAD + encode(events)
+
+
+@capture("CNT002-not-reset-per-item",
+         "content_index is not reset for the message: it continues at 1 after the reasoning part "
+         "(vLLM #23382, #35184)", ["CNT002"])
+def _() -> str:
+    events = events_of(reasoning_text_stream)
+    message = events[find(events, "response.output_item.added", 1)]["item"]["id"]
+    for e in events:
+        if e.get("item_id") == message and "content_index" in e:
+            e["content_index"] = 1
+    return HEAD + encode(events)
+
+
+def two_part_message(name: str) -> Stream:
+    """A message with two output_text parts (as after a tool-less 'commentary' split)."""
+    s = Stream(name).start().message(["Paris", " is", " the", " capital", " of", " France", "."])
+    s.completed(usage(9, 14))
+    events = s.events
+    # Append a second part to the message: added, deltas, done, part done, and fix the item and final output.
+    msg = events[find(events, "response.output_item.added")]["item"]["id"]
+    at = find(events, "response.output_item.done")
+    second = ["It", " lies", " on", " the", " Seine", "."]
+    text = "".join(second)
+    base = {"item_id": msg, "output_index": 0, "content_index": 1}
+    new = [{"type": "response.content_part.added", "sequence_number": 0, **base,
+            "part": {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}}]
+    new += [{"type": "response.output_text.delta", "sequence_number": 0, **base, "delta": d, "logprobs": []}
+            for d in second]
+    new += [{"type": "response.output_text.done", "sequence_number": 0, **base, "text": text, "logprobs": []},
+            {"type": "response.content_part.done", "sequence_number": 0, **base,
+             "part": {"type": "output_text", "annotations": [], "logprobs": [], "text": text}}]
+    events[at:at] = new
+    part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+    events[find(events, "response.output_item.done")]["item"]["content"].append(copy.deepcopy(part))
+    completed_response(events)["output"][0]["content"].append(copy.deepcopy(part))
+    renumber(events)
+    return s
+
+
+@capture("CNT003-content-index-mismatch",
+         "a two-part message whose first part is closed late: content_part.done for part 0 arrives after "
+         "part 1 was opened", ["CNT003"])
+def _() -> str:
+    events = two_part_message("CNT003").events
+    done0 = events.pop(find(events, "response.content_part.done", content_index=0))
+    events.insert(find(events, "response.output_text.delta", content_index=1), done0)
+    return HEAD + encode(renumber(events))
+
+
+@capture("CNT003-delta-index-off-by-one",
+         "the text deltas carry content_index 1 while the message's open part (added as 0) is 0",
+         ["CNT003"])
+def _() -> str:
+    events = events_of(text_stream)
+    for i in find_all(events, "response.output_text.delta"):
+        events[i]["content_index"] = 1
+    return HEAD + encode(events)
+
+
+@capture("CNT004-delta-before-part",
+         "reasoning text is streamed without a reasoning_text content part (no content_part.added/done)",
+         ["CNT004"])
+def _() -> str:
+    events = events_of(reasoning_text_stream)
+    reasoning = events[find(events, "response.output_item.added")]["item"]["id"]
+    events = [e for e in events if not (e["type"].startswith("response.content_part.")
+                                        and e.get("item_id") == reasoning)]
+    return HEAD + encode(renumber(events))
+
+
+@capture("CNT004-litellm-no-content-part",
+         "LiteLLM style: the message's text deltas come without content_part.added or content_part.done "
+         "(LiteLLM #20975)", ["CNT004"])
+def _() -> str:
+    events = [e for e in events_of(text_stream) if not e["type"].startswith("response.content_part.")]
+    return HEAD + encode(renumber(events))
+
+
+@capture("CNT005-part-not-done", "the message's content_part.done is never sent", ["CNT005"])
+def _() -> str:
+    events = events_of(text_stream)
+    del events[find(events, "response.content_part.done")]
+    return HEAD + encode(renumber(events))
+
+
+@capture("CNT006-part-type-mismatch",
+         "refusal text is streamed into a part announced as output_text", ["CNT006"])
+def _() -> str:
+    s = Stream("CNT006").start()
+    s.refusal(["I", "’m", " sorry", ",", " but", " I", " can", "’t", " help", " with", " that", "."])
+    s.completed(usage(19, 12))
+    events = s.events
+    text = "".join(e["delta"] for e in events if e["type"] == "response.refusal.delta")
+    output_part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+    events[find(events, "response.content_part.added")]["part"] = output_part
+    done_part = dict(output_part, text=text)
+    events[find(events, "response.content_part.done")]["part"] = done_part
+    events[find(events, "response.output_item.done")]["item"]["content"] = [copy.deepcopy(done_part)]
+    completed_response(events)["output"][0]["content"] = [copy.deepcopy(done_part)]
+    return HEAD + encode(events)
+
+
+@capture("CNT007-text-done-missing", "the reasoning part is closed without response.reasoning_text.done",
+         ["CNT007"])
+def _() -> str:
+    events = events_of(reasoning_text_stream)
+    del events[find(events, "response.reasoning_text.done")]
+    return HEAD + encode(renumber(events))
+
+
+@capture("CNT008-event-after-part-done",
+         "a text delta arrives after content_part.done (before output_item.done)", ["CNT008"])
+def _() -> str:
+    events = events_of(text_stream)
+    late = copy.deepcopy(events[find(events, "response.output_text.delta")])
+    late["delta"] = " "
+    events.insert(find(events, "response.content_part.done") + 1, late)
+    return HEAD + encode(renumber(events))
+
+
+# === RSN: reasoning summaries =================================================
+
+
+@capture("RSN001-summary-delta-before-part",
+         "summary deltas without reasoning_summary_part.added (the part is only closed)", ["RSN001"])
+def _() -> str:
+    events = events_of(reasoning_summary_stream)
+    for i in reversed(find_all(events, "response.reasoning_summary_part.added")):
+        del events[i]
+    return HEAD + encode(renumber(events))
+
+
+@capture("RSN001-ollama-no-summary-part",
+         "Ollama style: summary deltas and summary_text.done with no reasoning_summary_part events at all",
+         ["RSN001"])
+def _() -> str:
+    s = Stream("RSN001-ollama", model="gpt-oss:20b", reasoning={"effort": "medium", "summary": "auto"}).start()
+    s.reasoning_item(summary=[["The", " user", " greets", " me", ";", " reply", " with", " a", " greeting",
+                               "."]])
+    s.message(["Hi", "!", " How", " can", " I", " help", "?"])
+    s.completed(usage(10, 25, reasoning_tokens=10))
+    events = [e for e in s.events if not e["type"].startswith("response.reasoning_summary_part.")]
+    return HEAD + encode(renumber(events))
+
+
+@capture("RSN002-summary-index-not-appended", "the first summary part is at summary_index 1", ["RSN002"])
+def _() -> str:
+    events = events_of(reasoning_summary_stream)
+    for e in events:
+        if "summary_index" in e:
+            e["summary_index"] += 1
+    return HEAD + encode(events)
+
+
+@capture("RSN003-summary-index-mismatch",
+         "summary part 0 is closed (reasoning_summary_part.done) only after summary part 1 was opened",
+         ["RSN003"])
+def _() -> str:
+    events = events_of(reasoning_summary_stream)
+    done0 = events.pop(find(events, "response.reasoning_summary_part.done", summary_index=0))
+    events.insert(find(events, "response.reasoning_summary_text.delta", summary_index=1), done0)
+    return HEAD + encode(renumber(events))
+
+
+@capture("RSN004-summary-part-not-done",
+         "the last summary part is never closed (no reasoning_summary_part.done)", ["RSN004"])
+def _() -> str:
+    events = events_of(reasoning_summary_stream)
+    del events[find(events, "response.reasoning_summary_part.done", summary_index=1)]
+    return HEAD + encode(renumber(events))
+
+
+@capture("RSN005-event-after-summary-done",
+         "a summary delta for part 0 arrives after its reasoning_summary_part.done", ["RSN005"])
+def _() -> str:
+    events = events_of(reasoning_summary_stream)
+    late = copy.deepcopy(events[find(events, "response.reasoning_summary_text.delta")])
+    late["delta"] = " "
+    events.insert(find(events, "response.reasoning_summary_part.done") + 1, late)
+    return HEAD + encode(renumber(events))
+
+
+# === FNC: function calls ======================================================
+
+
+@capture("FNC001-arguments-not-json", "the call's arguments stop before the closing brace", ["FNC001"])
+def _() -> str:
+    s = Stream("FNC001", model="gpt-oss-120b", tools=[WEATHER_TOOL],
+               reasoning={"effort": "medium", "summary": None}).start()
+    s.reasoning_item(text=REASONING)
+    s.function_call("get_weather", WEATHER_ARGS[:-1] + ["\""])
+    s.completed(usage(86, 29, reasoning_tokens=20))
+    return HEAD + encode(s.events)
+
+
+@capture("FNC002-arguments-done-missing", "no response.function_call_arguments.done", ["FNC002"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    del events[find(events, "response.function_call_arguments.done")]
+    return HEAD + encode(renumber(events))
+
+
+@capture("FNC003-call-name-mismatch",
+         "function_call_arguments.done names get_time, the item is get_weather", ["FNC003"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    events[find(events, "response.function_call_arguments.done")]["name"] = "get_time"
+    return HEAD + encode(events)
+
+
+@capture("FNC004-arguments-after-done",
+         "an argument delta arrives after function_call_arguments.done", ["FNC004"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    late = copy.deepcopy(events[find(events, "response.function_call_arguments.delta")])
+    late["delta"] = " "
+    events.insert(find(events, "response.function_call_arguments.done") + 1, late)
+    return HEAD + encode(renumber(events))
+
+
+# === SCH: schema ==============================================================
+
+
+@capture("SCH001-event-schema-violation", "text deltas carry `logprobs: null` instead of an array",
+         ["SCH001"])
+def _() -> str:
+    events = events_of(text_stream)
+    for i in find_all(events, "response.output_text.delta"):
+        events[i]["logprobs"] = None
+    return HEAD + encode(events)
+
+
+@capture("SCH002-response-object-violation",
+         "response.created carries a response without `output` (openai-node: rsp.output is not iterable)",
+         ["SCH002"])
+def _() -> str:
+    events = events_of(text_stream)
+    del events[0]["response"]["output"]
+    return HEAD + encode(events)
+
+
+@capture("SCH003-item-schema-violation", "the message item has no `role` (added, done and final output)",
+         ["SCH003"])
+def _() -> str:
+    events = events_of(text_stream)
+    for e in events:
+        if "item" in e:
+            e["item"].pop("role")
+    completed_response(events)["output"][0].pop("role")
+    return HEAD + encode(events)
+
+
+@capture("SCH004-part-schema-violation",
+         "content_part.added's output_text part has no `annotations`", ["SCH004"])
+def _() -> str:
+    events = events_of(text_stream)
+    events[find(events, "response.content_part.added")]["part"].pop("annotations")
+    return HEAD + encode(events)
+
+
+@capture("SCH005-unknown-event-type", "an unprefixed non-OpenAI event `response.heartbeat` mid-stream",
+         ["SCH005"])
+def _() -> str:
+    events = events_of(text_stream)
+    events.insert(find(events, "response.output_text.delta", 8),
+                  {"type": "response.heartbeat", "sequence_number": 0})
+    return HEAD + encode(renumber(events))
+
+
+@capture("SCH006-alias-event-type",
+         "vLLM-style reasoning aliases: response.reasoning_part.added/done and response.reasoning.delta/done",
+         ["SCH006"])
+def _() -> str:
+    events = events_of(reasoning_text_stream)
+    reasoning = events[find(events, "response.output_item.added")]["item"]["id"]
+    rename = {"response.content_part.added": "response.reasoning_part.added",
+              "response.content_part.done": "response.reasoning_part.done",
+              "response.reasoning_text.delta": "response.reasoning.delta",
+              "response.reasoning_text.done": "response.reasoning.done"}
+    for e in events:
+        if e.get("item_id") == reasoning and e["type"] in rename:
+            e["type"] = rename[e["type"]]
+    return HEAD + encode(events)
+
+
+@capture("SCH007-missing-type", "a proxy's heartbeat object without `type`", ["SCH007"])
+def _() -> str:
+    events: list[Any] = events_of(text_stream)
+    i = find(events, "response.output_text.delta", 8)
+    return HEAD + encode(events[:i]) + encode_event({"timestamp": CREATED_AT + 1}, event_line="heartbeat") + \
+        encode(events[i:])
+
+
+@capture("SCH008-logprobs-missing", "output_text delta and done events without `logprobs`", ["SCH008"])
+def _() -> str:
+    events = events_of(text_stream)
+    for e in events:
+        if e["type"] in ("response.output_text.delta", "response.output_text.done"):
+            del e["logprobs"]
+    return HEAD + encode(events)
+
+
+@capture("SCH009-vendor-event", "a namespaced vendor event `acme:usage_update` mid-stream", ["SCH009"])
+def _() -> str:
+    events = events_of(text_stream)
+    events.insert(find(events, "response.output_text.delta", 8),
+                  {"type": "acme:usage_update", "sequence_number": 0, "output_tokens_so_far": 8})
+    return HEAD + encode(renumber(events))
+
+
+@capture("SCH010-wrong-api", "a Chat Completions stream (chat.completion.chunk) answered /v1/responses",
+         ["SCH010"])
+def _() -> str:
+    chunk_id = "chatcmpl-" + make_id("", "SCH010", 29)
+    out = HEAD
+    for delta, finish in [({"role": "assistant", "content": ""}, None), ({"content": "Hello"}, None),
+                          ({"content": "!"}, None), ({}, "stop")]:
+        out += "data: " + dumps({"id": chunk_id, "object": "chat.completion.chunk", "created": CREATED_AT,
+                                 "model": "gpt-4.1-2025-04-14", "system_fingerprint": "fp_8d4f2b1c0a",
+                                 "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                                              "finish_reason": finish}]}) + "\n\n"
+    return out + "data: [DONE]\n\n"
+
+
+@capture("SCH010-anthropic", "an Anthropic Messages stream answered /v1/responses", ["SCH010"])
+def _() -> str:
+    msg_id = "msg_01" + make_id("", "SCH010-anthropic", 22)
+    events = [
+        {"type": "message_start", "message": {"id": msg_id, "type": "message", "role": "assistant", "content": [],
+                                              "model": "claude-sonnet-4-5", "stop_reason": None,
+                                              "stop_sequence": None,
+                                              "usage": {"input_tokens": 12, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello!"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+         "usage": {"output_tokens": 3}},
+        {"type": "message_stop"},
+    ]
+    return HEAD + encode(events)
+
+
+# === REC: reconciliation ======================================================
+
+
+@capture("REC001-done-text-mismatch",
+         "output_text.done carries the text stripped of its closing quote; the deltas, part and item keep it",
+         ["REC001"])
+def _() -> str:
+    events = events_of(text_stream)
+    done = events[find(events, "response.output_text.done")]
+    done["text"] = done["text"][:-1]
+    return HEAD + encode(events)
+
+
+@capture("REC002-part-done-mismatch", "content_part.done's part text misses the last delta", ["REC002"])
+def _() -> str:
+    events = events_of(text_stream)
+    part = events[find(events, "response.content_part.done")]["part"]
+    part["text"] = part["text"][: -len(HELLO[-1])]
+    return HEAD + encode(events)
+
+
+@capture("REC003-item-done-mismatch",
+         "the call's output_item.done (and the final output) carry other arguments than were streamed",
+         ["REC003"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    changed = "{\"city\":\"Paris\",\"unit\":\"fahrenheit\"}"
+    events[find(events, "response.output_item.done", 1)]["item"]["arguments"] = changed
+    completed_response(events)["output"][1]["arguments"] = changed
+    return HEAD + encode(events)
+
+
+@capture("REC004-final-output-mismatch",
+         "response.completed's output omits the reasoning item that was streamed and done (vLLM PR #38227)",
+         ["REC004"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    del completed_response(events)["output"][0]
+    return HEAD + encode(events)
+
+
+@capture("REC005-final-output-empty",
+         "response.completed carries `output: []` after a message was streamed", ["REC005"])
+def _() -> str:
+    events = events_of(text_stream)
+    completed_response(events)["output"] = []
+    return HEAD + encode(events)
+
+
+@capture("REC005-codex-store-false",
+         "OpenAI's codex backend with store:false: encrypted reasoning and a call, then `output: []` in "
+         "response.completed", ["REC005"])
+def _() -> str:
+    s = Stream("REC005-codex", model="gpt-5-codex", tools=[WEATHER_TOOL], store=False,
+               reasoning={"effort": "medium", "summary": "auto"}).start()
+    s.reasoning_item(summary=[["**", "Checking", " weather", "**\n\n", "I", "’ll", " call", " get", "_weather",
+                               "."]],
+                     encrypted="gAAAAABo7lF0c3RvcmUtZmFsc2UtcmVhc29uaW5nLWlzLWVuY3J5cHRlZC1oZXJl")
+    s.function_call("get_weather", WEATHER_ARGS)
+    s.completed(usage(1480, 64, reasoning_tokens=44, cached=1408))
+    completed_response(s.events)["output"] = []
+    return HEAD + encode(s.events)
+
+
+@capture("REC006-arguments-done-mismatch",
+         "function_call_arguments.done carries other arguments than the deltas (and the item keeps them)",
+         ["REC006"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    changed = "{\"city\":\"Paris\",\"unit\":\"fahrenheit\"}"
+    events[find(events, "response.function_call_arguments.done")]["arguments"] = changed
+    events[find(events, "response.output_item.done", 1)]["item"]["arguments"] = changed
+    completed_response(events)["output"][1]["arguments"] = changed
+    return HEAD + encode(events)
+
+
+# === IDS: ids =================================================================
+
+
+@capture("IDS001-id-prefix", "the message id is a bare UUID-like `item_…` instead of `msg_…`", ["IDS001"])
+def _() -> str:
+    events = events_of(text_stream)
+    old = events[find(events, "response.output_item.added")]["item"]["id"]
+    return HEAD + encode(events).replace(old, "item_3f9c2d7e41b84a6c9e0d5f1a2b3c4d5e")
+
+
+@capture("IDS002-item-id-equals-call-id",
+         "the function call's item id is its call_id (llama.cpp PR #21174)", ["IDS002", "IDS001"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    call = events[find(events, "response.output_item.added", 1)]["item"]
+    return HEAD + encode(events).replace(call["id"], call["call_id"])
+
+
+@capture("IDS003-duplicate-item-id",
+         "both function calls have the same fc_ item id (their call ids differ)", ["IDS003"])
+def _() -> str:
+    events = events_of(parallel_function_calls_stream)
+    first = events[find(events, "response.output_item.added")]["item"]["id"]
+    second = events[find(events, "response.output_item.added", 1)]["item"]["id"]
+    return HEAD + encode(events).replace(second, first)
+
+
+@capture("IDS004-duplicate-call-id", "both function calls have the same call_id", ["IDS004"])
+def _() -> str:
+    events = events_of(parallel_function_calls_stream)
+    first = events[find(events, "response.output_item.added")]["item"]["call_id"]
+    second = events[find(events, "response.output_item.added", 1)]["item"]["call_id"]
+    return HEAD + encode(events).replace(second, first)
+
+
+@capture("IDS005-item-id-missing",
+         "the function call item has no id, and its argument events no item_id (placed by output_index only)",
+         ["IDS005", "SCH001"])
+def _() -> str:
+    events = events_of(parallel_function_calls_stream)
+    second = events[find(events, "response.output_item.added", 1)]["item"]["id"]
+    for e in events:
+        if isinstance(e.get("item"), dict) and e["item"].get("id") == second:
+            del e["item"]["id"]
+        if e.get("item_id") == second:
+            del e["item_id"]
+    for item in completed_response(events)["output"]:
+        if item.get("id") == second:
+            del item["id"]
+    return HEAD + encode(events)
+
+
+# --- writing -----------------------------------------------------------------
+
+HEAD = ""  # set per capture by render() to the capture's header lines
+
+
+def _bytes(body: bytes | str) -> bytes:
+    return body.encode() if isinstance(body, str) else body
+
+
+def render() -> dict[str, bytes]:
+    """Every file this script writes, by path relative to captures/ (tests compare them with the files)."""
+    global HEAD
+    files: dict[str, bytes] = {}
+    for name, build in CONFORMING.items():
+        files[f"conforming/{name}.sse"] = _bytes(encode(build().events))
+    files["open-responses/text.sse"] = _bytes(encode(open_responses_text_stream().events) + "data: [DONE]\n\n")
+    for cap in RULE_CAPTURES:
+        if cap.sidecar is not None:
+            HEAD = ""
+            files[f"rules/{cap.name}.expect.json"] = _bytes(json.dumps(cap.sidecar, indent=2) + "\n")
+        else:
+            HEAD = header(cap.about, cap.expect, profile=cap.profile, limits=cap.limits, request=cap.request,
+                          bug=cap.bug)
+            if cap.name.startswith("SSE003"):
+                HEAD = HEAD.replace("\n", "\r\n")  # the header is written by the CRLF writer
+        files[f"rules/{cap.name}.sse"] = _bytes(cap.body())
+    HEAD = ""
+    return files
+
+
+def main() -> None:
+    files = render()
+    changed = 0
+    for name, data in files.items():
+        path = ROOT / name
+        if path.exists() and path.read_bytes() == data:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        changed += 1
+    print(f"{len(files)} files under {ROOT}, {changed} written")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""HTTP rules: the exchange around a stream (status, content type, error bodies, timeouts, the close).
+
+These findings are not about the bytes of the body but about how they arrived. ``sse-check probe``
+sees them live; it records what it saw in ``X.meta.json`` next to the capture, and ``sse-check lint``
+reproduces the same findings from that sidecar. Both go through ``checker.http_checks``, which holds
+the logic; this module only declares the rules. Example captures live in ``captures/http/`` (each
+with the ``X.meta.json`` that carries the recorded status, headers, timings and ending).
+"""
+
+from checker.rules.registry import rule
+
+GOOD = "conforming/text.sse"
+SSE_SPEC = "WHATWG HTML Living Standard, §9.2 'Server-sent events' (text/event-stream)"
+OPENAI_ERRORS = "OpenAI API reference, 'Error codes' (JSON error objects with HTTP 4xx/5xx)"
+OPENAI_PY = "openai-python src/openai/_base_client.py (APIStatusError, _make_status_error)"
+
+STATUS_NOT_OK = rule(
+    "HTP001", "status-not-ok", "error",
+    "HTTP {status} {reason} for {what}, expected 200{extra}",
+    summary="Flags a non-200 final status for a request that should have succeeded.",
+    why="openai-python and openai-node raise an APIStatusError (RateLimitError, InternalServerError, …) "
+        "instead of reading a stream, and codex retries or gives up; none of the stream is seen.",
+    sources=(OPENAI_ERRORS, OPENAI_PY),
+    clients=("openai-python", "openai-node", "codex"),
+    bad="http/HTP001-status-not-ok.sse",
+    good=GOOD,
+)
+WRONG_CONTENT_TYPE = rule(
+    "HTP002", "wrong-content-type", "error",
+    "Content-Type {value} for {what}, expected {expected}",
+    summary="Flags a stream not sent as `text/event-stream` (or a JSON answer not sent as `application/json`).",
+    why="EventSource refuses any other type, proxies and CDNs buffer what they do not know to be a stream "
+        "(so events arrive in one burst at the end), and clients that dispatch on the content type parse the "
+        "body as one JSON document.",
+    sources=(SSE_SPEC, "OpenAI Responses streaming reference"),
+    bad="http/HTP002-wrong-content-type.sse",
+    good=GOOD,
+)
+ERROR_NOT_JSON = rule(
+    "HTP003", "error-body-not-json", "error",
+    "error response (HTTP {status}) is not a JSON error object: {detail}",
+    summary="Flags an HTTP error whose body is not `{\"error\": {...}}` JSON.",
+    why="SDKs build the exception from the JSON error's message, type and code; an HTML page or plain text "
+        "becomes an opaque error with the raw body as its message, and retry logic keyed on `code` fails.",
+    sources=(OPENAI_ERRORS, OPENAI_PY),
+    clients=("openai-python", "openai-node", "codex"),
+    bad="http/HTP003-error-body-not-json.sse",
+    good=GOOD,
+)
+ERROR_WITH_OK_STATUS = rule(
+    "HTP004", "error-with-ok-status", "error",
+    "HTTP {status} carries an error body: {detail}",
+    summary="Flags an error reported as a JSON error object with a 2xx status.",
+    why="Clients decide success on the status: a 200 with an error body is read as a stream or a response "
+        "and fails later with a parse error, or worse, is taken as an empty success.",
+    sources=(OPENAI_ERRORS, OPENAI_PY),
+    clients=("openai-python", "openai-node", "codex"),
+    bad="http/HTP004-error-with-ok-status.sse",
+    good=GOOD,
+)
+INVALID_ACCEPTED = rule(
+    "HTP005", "invalid-request-accepted", "warning",
+    "the invalid request ({what}) was accepted: {outcome}",
+    summary="Flags an invalid request (unknown model, malformed input) answered as a success.",
+    why="An invalid request must fail with an HTTP error and a JSON body, or end in `response.failed`; a "
+        "server that answers it anyway hides configuration mistakes (a typo in the model name silently "
+        "uses another model).",
+    sources=(OPENAI_ERRORS, "OpenAI Responses streaming reference (response.failed)"),
+    bad="http/HTP005-invalid-request-accepted.sse",
+    good=GOOD,
+)
+KEPT_OPEN = rule(
+    "HTP006", "kept-open-after-terminal", "warning",
+    "the connection stayed open {timeout} s after the terminal event {terminal}",
+    summary="Flags a body that does not end promptly after `response.completed`/`incomplete`/`failed`.",
+    why="A client that reads until the end of the body waits for nothing: codex hung on such servers until "
+        "it learned to stop at the terminal event (codex PR #9170); others still hang or time out.",
+    sources=("codex PR #9170", "OpenAI Responses streaming reference"),
+    clients=("codex",),
+    bad="http/HTP006-kept-open-after-terminal.sse",
+    good=GOOD,
+)
+CONNECT_FAILED = rule(
+    "HTP007", "connect-failed", "error",
+    "cannot connect to {host}: {error}",
+    summary="Flags a server that cannot be reached (refused, unknown host, connect timeout).",
+    why="Nothing can be checked; every client fails the same way.",
+    sources=("RFC 9110 §9.3.6 (connection establishment is the client's first step)",),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    bad="http/HTP007-connect-failed.sse",
+    good=GOOD,
+)
+TLS_ERROR = rule(
+    "HTP008", "tls-error", "error",
+    "TLS with {host} failed: {error}",
+    summary="Flags a TLS handshake or certificate failure.",
+    why="Clients verify certificates by default: a self-signed or expired certificate, or a name mismatch, "
+        "fails every request (`--insecure` skips the check for probing only).",
+    sources=("RFC 8446 (TLS 1.3)", "RFC 6125 (service identity)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    bad="http/HTP008-tls-error.sse",
+    good=GOOD,
+)
+FIRST_BYTE_TIMEOUT = rule(
+    "HTP009", "first-byte-timeout", "error",
+    "no {what} within the first-byte timeout of {timeout} s",
+    summary="Flags a server that sends no response headers, or no body byte, within the first-byte timeout.",
+    why="Clients give up after their read timeout (openai-python's default is 600 s, many agents use far "
+        "less); a server that holds the status line until generation ends also defeats streaming.",
+    sources=("openai-python src/openai/_constants.py (DEFAULT_TIMEOUT)",),
+    clients=("openai-python", "openai-node", "codex"),
+    bad="http/HTP009-first-byte-timeout.sse",
+    good=GOOD,
+)
+STALLED = rule(
+    "HTP010", "stalled", "error",
+    "the stream stalled: no bytes for {timeout} s after byte {offset} (idle timeout)",
+    summary="Flags a stream that stops sending with the connection still open.",
+    why="A stalled stream looks alive to the client until its read timeout fires; agents hang for minutes. "
+        "Servers that need time should send SSE comment keepalives (`: ping`).",
+    sources=(SSE_SPEC, "codex codex-rs/codex-api/src/sse/responses.rs (idle timeout)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    bad="http/HTP010-stalled.sse",
+    good=GOOD,
+)
+TOTAL_TIMEOUT = rule(
+    "HTP011", "total-timeout", "error",
+    "the exchange was still running after the total timeout of {timeout} s (at byte {offset})",
+    summary="Flags an exchange that does not finish within the total timeout.",
+    why="A stream that never ends (a runaway generation, a server looping on keepalives) ties up the client "
+        "and the server alike; probes and CI need an upper bound.",
+    sources=("openai-python src/openai/_constants.py (DEFAULT_TIMEOUT)",),
+    clients=("openai-python", "codex"),
+    bad="http/HTP011-total-timeout.sse",
+    good=GOOD,
+)
+CUT_OFF = rule(
+    "HTP012", "body-cut-off", "error",
+    "the connection ended after {bytes} bytes, {where}: {error}",
+    summary="Flags a response whose body the transport cut short (an incomplete chunked body, a reset, a "
+            "disconnect before the headers).",
+    why="httpx raises RemoteProtocolError ('incomplete chunked read'); the SDKs surface it as a connection "
+        "error, and whatever the server meant to send after the cut (often the terminal event) is lost.",
+    sources=("RFC 9112 §7.1 (chunked transfer coding)", "httpx _transports (RemoteProtocolError)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    bad="http/HTP012-body-cut-off.sse",
+    good=GOOD,
+)
+BODY_CAP = rule(
+    "HTP013", "body-cap-reached", "warning",
+    "stopped reading the {what} at the byte cap of {limit} bytes (received {bytes})",
+    summary="Flags an error or non-streaming body larger than the byte cap (`--max-bytes`); a stream over the "
+            "cap is SSE027.",
+    why="A JSON answer of this size is a runaway generation or the wrong endpoint, and clients that read it "
+        "whole run out of memory.",
+    sources=("sse-check resource limits (--max-bytes)",),
+    bad="http/HTP013-body-cap-reached.sse",
+    good=GOOD,
+)
+REDIRECT = rule(
+    "HTP014", "redirect-followed", "info",
+    "the request was redirected: {chain}",
+    summary="Notes that the endpoint answered with a redirect that the probe followed.",
+    why="Clients follow 307/308 for POST, but not all of them resend the body, and a redirect to another "
+        "host drops the Authorization header: point clients at the final URL.",
+    sources=("RFC 9110 §15.4 (redirection 3xx)", "httpx redirects (Authorization stripped across origins)"),
+    bad="http/HTP014-redirect-followed.sse",
+    good=GOOD,
+)
+NONSTREAM_ORDER = rule(
+    "HTP015", "nonstream-output-order", "warning",
+    "non-streaming output order is {order}; expected reasoning, then the message, then function calls",
+    summary="Flags a `stream: false` result whose output items are not reasoning → message → function calls.",
+    why="Agents replay the output items in order as the next turn's input, and chat templates render a "
+        "reasoning item after the message (or a call before its reasoning) differently from what the model "
+        "generated; llama-server builds its final result in this order (llama.cpp PR #18486).",
+    sources=("llama.cpp PR #18486", "OpenAI Responses API reference, Response.output"),
+    clients=("openai-agents",),
+    bad="http/HTP015-nonstream-output-order.sse",
+    good=GOOD,
+)
+NONSTREAM_PARITY = rule(
+    "HTP016", "nonstream-parity", "warning",
+    "the non-streaming output differs from the streamed response.{terminal} output: {detail}",
+    summary="Flags a `stream: false` result whose items (types, order, id prefixes) differ from the same "
+            "request's streamed final output.",
+    why="Clients switch between streaming and non-streaming freely (the Agents SDK does per model setting); "
+        "the two must describe the same items, or code that works one way breaks the other.",
+    sources=("OpenAI Responses API reference (stream parameter)", "openai-agents-python models/openai_responses.py"),
+    clients=("openai-agents",),
+    bad="http/HTP016-nonstream-parity.sse",
+    good=GOOD,
+)
+NONSTREAM_TEXT = rule(
+    "HTP017", "nonstream-text-differs", "info",
+    "item {index} ({type}) of the non-streaming output has other {what} than the streamed one",
+    summary="Notes that the text or arguments of a `stream: false` result differ from the streamed result.",
+    why="Expected from a sampling model; with a deterministic server (fixed seed, greedy decoding) it means "
+        "one of the two paths builds its text differently.",
+    sources=("OpenAI Responses API reference (stream parameter)",),
+    bad="http/HTP017-nonstream-text-differs.sse",
+    good=GOOD,
+)
+NONSTREAM_NOT_RESPONSE = rule(
+    "HTP018", "nonstream-not-a-response", "error",
+    "the non-streaming answer is not a Response object: {detail}",
+    summary="Flags a `stream: false` answer that is not a JSON Response object with an `output` array.",
+    why="SDKs parse the body as a Response; anything else (an event stream sent anyway, a bare list, an "
+        "object without `output`) fails to parse or yields an empty result.",
+    sources=("OpenAI Responses API reference, Response object",),
+    clients=("openai-python", "openai-node", "openai-agents"),
+    bad="http/HTP018-nonstream-not-a-response.sse",
+    good=GOOD,
+)
