@@ -386,8 +386,8 @@ class StreamLinter:
         if self._trace_bytes > TRACE_DATA_BUDGET and etype.endswith(".delta"):
             kept = b""
         self._trace_bytes += len(kept)
-        assert self._trace is not None
-        self._trace.append(TraceEntry(ev.index, ev.line, etype, lane, ev.byte, kept, self._now))
+        if self._trace is not None:
+            self._trace.append(TraceEntry(ev.index, ev.line, etype, lane, ev.byte, kept, self._now))
         return obj
 
     def _event_full(self, ev: SSEEvent, out: list[Finding], obj: Any = _UNPARSED,

@@ -21,7 +21,14 @@ REPORT_VERSION = 1
 REPORTERS: dict[str, str] = {
     "text": "checker.report.text:TextReporter",
     "json": "checker.report.json_report:JsonReporter",
+    "html": "checker.report.html:HtmlReporter",
+    "junit": "checker.report.junit:JunitReporter",
+    "sarif": "checker.report.sarif:SarifReporter",
+    "github": "checker.report.github:GithubReporter",
+    "markdown": "checker.report.markdown:MarkdownReporter",
 }
+# Third-party reporters register a "module:Class" under this entry point group.
+ENTRY_POINT_GROUP = "sse_check.reporters"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -31,6 +38,10 @@ class ReportOptions:
     fail_on: Severity
     color: str = "auto"  # auto | always | never
     timeline: bool = False
+    # The client-compatibility matrix per capture (checker.compat), in text and JSON.
+    clients: bool = False
+    # Real clients' outcomes per capture name: {name: {client: checker.oracles.Outcome}} (--oracle).
+    oracles: dict[str, dict[str, Any]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -42,6 +53,8 @@ class Summary:
     infos: int = 0
     failed_files: int = 0
     io_errors: list[str] = field(default_factory=list)
+    # Findings hidden by --baseline (known debt): not counted above, not failing the run.
+    baselined: int = 0
 
     def add(self, result: LintResult, fail_on: Severity) -> bool:
         """Count one result; True when it fails the run."""
@@ -61,10 +74,25 @@ class Reporter(Protocol):
     def finish(self, summary: Summary) -> None: ...
 
 
+def _entry_points() -> dict[str, Any]:
+    """Reporters installed by other packages (entry point group ``sse_check.reporters``)."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def reporter_names() -> list[str]:
+    """Every format name: the built-in ones and those of installed plugins."""
+    return sorted(set(REPORTERS) | set(_entry_points()))
+
+
 def get_reporter(name: str) -> type[Reporter]:
-    try:
-        target = REPORTERS[name]
-    except KeyError:
-        raise ValueError(f"unknown format {name!r} (choose from {', '.join(REPORTERS)})") from None
+    target = REPORTERS.get(name)
+    if target is None:
+        # Built-ins first; a plugin's entry point only adds names, never shadows one.
+        plugin = _entry_points().get(name)
+        if plugin is None:
+            raise ValueError(f"unknown format {name!r} (choose from {', '.join(reporter_names())})")
+        return plugin.load()  # type: ignore[no-any-return]
     module_name, _, attr = target.partition(":")
     return getattr(importlib.import_module(module_name), attr)

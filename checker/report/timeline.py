@@ -1,4 +1,11 @@
-"""A compact terminal timeline: one lane per output item, events along the index."""
+"""A compact terminal timeline: the HTML report's swimlanes drawn with rich.
+
+The same :class:`~checker.report.lanes.Timeline` as the HTML report: one lane
+per output item plus the response lifecycle, one mark per event (folded into
+columns when the stream is longer than the terminal is wide), each item's
+added → done bar, an orange bar for an item whose done came after a later
+item was added, and the findings under the event that raised them.
+"""
 
 from __future__ import annotations
 
@@ -6,44 +13,97 @@ from rich.console import Console
 from rich.text import Text
 
 from checker.engine import LintResult
+from checker.findings import Severity
+from checker.report.lanes import OVERFLOW_LANE, RESPONSE_LANE, Lane, Mark, Timeline, build_timeline
 
-# One character per event kind; the last word of the event type decides.
-MARKS = {"added": "+", "delta": "·", "done": "=", "created": "C", "in_progress": "P", "queued": "Q",
-         "completed": "✓", "incomplete": "I", "failed": "F"}
+# One character per kind of mark (the HTML legend uses the same shapes).
+GLYPHS = {"added": "[", "done": "]", "delta": "·", "part": "|", "textdone": "=", "error": "E", "sentinel": "D",
+          "other": "•"}
+LETTERS = {"response.created": "C", "response.queued": "Q", "response.in_progress": "P",
+           "response.completed": "✓", "response.incomplete": "I", "response.failed": "F"}
+LANE_STYLE = {"reasoning": "magenta", "message": "blue", "function_call": "green"}
+LATE_STYLE = "bold color(208)"
+SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
+LABEL_WIDTH = 30
 
 
-def _mark(event_type: str) -> str:
-    if event_type == "response.output_item.done":
-        return "]"
-    if event_type == "response.output_item.added":
-        return "["
-    last = event_type.rsplit(".", 1)[-1]
-    return MARKS.get(last, "•")
+def _glyph(mark: Mark) -> str:
+    return LETTERS.get(mark.type) or GLYPHS.get(mark.kind, "•")
+
+
+def _lane_style(lane: Lane) -> str:
+    if lane.key in (RESPONSE_LANE, OVERFLOW_LANE):
+        return "white"
+    return LANE_STYLE.get(lane.item_type or "", "cyan")
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width // 2 - 1] + "…" + text[-(width // 2):]
+
+
+def _label(lane: Lane) -> str:
+    if lane.key in (RESPONSE_LANE, OVERFLOW_LANE):
+        return lane.key
+    kind = lane.item_type or "item"
+    return f"{kind} {_short(lane.key, max(8, LABEL_WIDTH - 2 - len(kind)))}"
 
 
 def render_timeline(console: Console, result: LintResult) -> None:
-    trace = result.trace or []
-    if not trace:
+    width = max(20, min(100, (console.width or 100) - LABEL_WIDTH - 6))
+    timeline = build_timeline(result, max_columns=width)
+    if not timeline.lanes:
         return
-    width = max(20, min(100, (console.width or 100) - 28))
-    total = len(trace)
-    per_col = max(1, -(-total // width))
-    lanes: dict[str, list[str]] = {}
-    for entry in trace:
-        lanes.setdefault(entry.lane, [" "] * (-(-total // per_col)))
-    flagged = {f.position.event_index for f in result.findings if f.position.event_index is not None}
-    for entry in trace:
-        col = entry.index // per_col if entry.index < total else -1
-        row = lanes[entry.lane]
-        mark = _mark(entry.type)
-        # Within a bucket the item's boundaries win over its deltas.
-        if row[col] in (" ", "·") or mark in "[]":
-            row[col] = mark
-    console.print(Text(f"  timeline ({per_col} event(s) per column; [ added, · delta, = text done, ] item done, "
-                       f"! finding)", style="dim"))
-    flagged_cols = {i // per_col for i in flagged}
-    ruler = "".join("!" if c in flagged_cols else " " for c in range(len(next(iter(lanes.values())))))
-    for lane, row in lanes.items():
-        label = lane if len(lane) <= 22 else lane[:10] + "…" + lane[-11:]
-        console.print(Text(f"  {label:<23} ") + Text("".join(row), style="bold"))
-    console.print(Text(f"  {'findings':<23} ") + Text(ruler, style="bold red"))
+    console.print(Text(f"  timeline ({timeline.events} events, {timeline.per_column}/column): [ added · delta | part "
+                       f"= text done ] done  C P Q ✓ lifecycle  ─ span  ▲ finding", style="dim"))
+    severities = _severities(timeline, result)
+    for lane in timeline.lanes:
+        row = Text()
+        row.append(f"  {_label(lane):<{LABEL_WIDTH}} ", style=_lane_style(lane))
+        console.print(row + _row(lane, timeline))
+    if severities:
+        ruler = Text()
+        ruler.append(f"  {'findings':<{LABEL_WIDTH}} ", style="dim")
+        for column in range(timeline.columns + 1):
+            worst = severities.get(column)
+            ruler.append("▲" if worst is not None else " ", style=SEVERITY_STYLE[worst] if worst is not None else "")
+        console.print(ruler)
+    for lane in timeline.lanes:
+        if lane.late_after is not None:
+            done = f"done #{lane.done_index}" if lane.done_index is not None else "never done"
+            console.print(Text(f"  {'':<{LABEL_WIDTH}} {_label(lane)}: {done}, after "
+                               f"{_short(lane.late_after, 24)} was added (#{lane.late_after_index})", style=LATE_STYLE))
+
+
+def _severities(timeline: Timeline, result: LintResult) -> dict[int, Severity]:
+    """The worst finding per column (findings about the whole stream sit after the last event)."""
+    worst: dict[int, Severity] = {}
+    for index, numbers in timeline.findings_at.items():
+        column = timeline.end_column if index is None else timeline.column(index)
+        severity = max(result.findings[n].severity for n in numbers)
+        if column not in worst or severity > worst[column]:
+            worst[column] = severity
+    return worst
+
+
+def _row(lane: Lane, timeline: Timeline) -> Text:
+    style = _lane_style(lane)
+    cells: list[tuple[str, str]] = [(" ", "")] * (timeline.columns + 1)
+    span = lane.span
+    if span is not None:
+        start, end = span
+        last = timeline.column(end) if end is not None else timeline.end_column
+        fill = LATE_STYLE if lane.late_after is not None else style
+        for column in range(timeline.column(start), last + 1):
+            cells[column] = ("─" if end is not None else "┄", fill)
+    flagged = {timeline.column(i) for i in timeline.findings_at if i is not None and timeline.lane_of.get(i) == lane.key}
+    for mark in lane.marks:
+        mark_style = "bold " + style
+        if mark.kind == "done" and lane.late_after is not None and mark.index == lane.done_index:
+            mark_style = LATE_STYLE
+        if mark.column in flagged:
+            mark_style += " underline"
+        cells[mark.column] = (_glyph(mark), mark_style)
+    text = Text()
+    for glyph, cell_style in cells:
+        text.append(glyph, style=cell_style)
+    return text

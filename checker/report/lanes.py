@@ -1,0 +1,227 @@
+"""The swimlane model both timelines draw: one lane per output item, events as marks.
+
+The HTML report (SVG) and the terminal ``--timeline`` (rich) are two views of
+the same :class:`Timeline`, so what the page shows as a late ``done`` is what
+the terminal shows too. Only the drawing differs; nothing here knows about
+markup or colour.
+
+Long streams are folded: events go into at most ``columns`` columns, and a
+lane shows the most significant event of each column (an item's boundaries
+beat its deltas), with the number of events folded into it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.engine import LintResult, TraceEntry
+
+RESPONSE_LANE = "response"
+# More lanes than this is a stream of thousands of tiny items: the rest share
+# one lane, so the picture stays a picture.
+MAX_LANES = 120
+OVERFLOW_LANE = "(more items)"
+
+# Event kinds, in the order a folded column prefers them (first wins).
+PRIORITY = ("added", "done", "terminal", "error", "lifecycle", "sentinel", "textdone", "part", "other", "delta")
+_RANK = {kind: n for n, kind in enumerate(PRIORITY)}
+_LIFECYCLE = {"response.created", "response.queued", "response.in_progress"}
+_TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
+_PART = {"response.content_part.added", "response.content_part.done", "response.reasoning_summary_part.added",
+         "response.reasoning_summary_part.done"}
+
+
+def event_kind(event_type: str) -> str:
+    """The kind of mark an event type is drawn as."""
+    if event_type == "response.output_item.added":
+        return "added"
+    if event_type == "response.output_item.done":
+        return "done"
+    if event_type in _LIFECYCLE:
+        return "lifecycle"
+    if event_type in _TERMINAL:
+        return "terminal"
+    if event_type in _PART:
+        return "part"
+    if event_type == "error":
+        return "error"
+    if event_type == "[DONE]":
+        return "sentinel"
+    if event_type.endswith(".delta"):
+        return "delta"
+    if event_type.endswith(".done"):
+        return "textdone"
+    return "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    column: int
+    index: int  # the event drawn (the most significant one of the column)
+    kind: str
+    type: str
+    folded: int = 1  # events of this lane in this column
+
+
+@dataclass(slots=True)
+class Lane:
+    key: str  # item id, "#<output_index>", "response" or OVERFLOW_LANE
+    item_type: str | None
+    marks: list[Mark] = field(default_factory=list)
+    added_index: int | None = None  # first output_item.added
+    done_index: int | None = None  # first output_item.done
+    first_index: int | None = None
+    last_index: int | None = None
+    # The later item whose added came before this item's done (the delayed done).
+    late_after: str | None = None
+    late_after_index: int | None = None
+
+    @property
+    def label(self) -> str:
+        if self.key in (RESPONSE_LANE, OVERFLOW_LANE):
+            return self.key
+        return f"{self.item_type or 'item'} {self.key}"
+
+    @property
+    def span(self) -> tuple[int, int | None] | None:
+        """(start, end) event indices of the added → done bar; end None: never done."""
+        start = self.added_index if self.added_index is not None else self.first_index
+        if start is None or self.key in (RESPONSE_LANE, OVERFLOW_LANE):
+            return None
+        return start, self.done_index
+
+
+@dataclass(slots=True)
+class Timeline:
+    events: int  # traced events
+    columns: int
+    per_column: int
+    lanes: list[Lane]
+    lane_of: dict[int, str]  # event index -> lane key
+    findings_at: dict[int | None, list[int]]  # event index (None: the stream) -> finding numbers
+    folded_lanes: int = 0
+
+    def column(self, index: int) -> int:
+        return index // self.per_column
+
+    @property
+    def end_column(self) -> int:
+        """The column after the last event, where findings about the whole stream sit."""
+        return self.columns
+
+
+def build_timeline(result: LintResult, *, max_columns: int) -> Timeline:
+    """Lay a traced result out in lanes, folding events into at most ``max_columns`` columns."""
+    trace: list[TraceEntry] = result.trace or []
+    total = (trace[-1].index + 1) if trace else 0
+    per_column = max(1, -(-total // max(1, max_columns)))
+    columns = -(-total // per_column) if total else 0
+    types = _item_types(result)
+    aliases = _index_aliases(result)
+    lanes: dict[str, Lane] = {RESPONSE_LANE: Lane(RESPONSE_LANE, None)}
+    lane_of: dict[int, str] = {}
+    best: dict[tuple[str, int], tuple[Mark, int]] = {}
+    folded = set()
+    for entry in trace:
+        key = aliases.get(entry.lane, entry.lane)
+        if key not in lanes:
+            if len(lanes) > MAX_LANES:
+                folded.add(key)
+                key = OVERFLOW_LANE
+                lanes.setdefault(key, Lane(key, None))
+            else:
+                lanes[key] = Lane(key, types.get(key))
+        lane = lanes[key]
+        lane_of[entry.index] = key
+        kind = event_kind(entry.type)
+        if lane.first_index is None:
+            lane.first_index = entry.index
+        lane.last_index = entry.index
+        if kind == "added" and lane.added_index is None:
+            lane.added_index = entry.index
+        elif kind == "done" and lane.done_index is None:
+            lane.done_index = entry.index
+        col = entry.index // per_column
+        mark = Mark(col, entry.index, kind, entry.type)
+        previous = best.get((key, col))
+        if previous is None:
+            best[(key, col)] = (mark, 1)
+        else:
+            kept, count = previous
+            if _RANK[kind] < _RANK[kept.kind]:
+                kept = mark
+            best[(key, col)] = (kept, count + 1)
+    for (key, _col), (mark, count) in best.items():
+        lanes[key].marks.append(Mark(mark.column, mark.index, mark.kind, mark.type, count))
+    for lane in lanes.values():
+        lane.marks.sort(key=lambda m: m.column)
+    ordered = list(lanes.values())
+    if len(ordered) == 1 and not ordered[0].marks:
+        ordered = []
+    _mark_late(ordered)
+    findings_at: dict[int | None, list[int]] = {}
+    for number, finding in enumerate(result.findings):
+        index = finding.position.event_index
+        findings_at.setdefault(index if index in lane_of else None, []).append(number)
+    return Timeline(total, columns, per_column, ordered, lane_of, findings_at, len(folded))
+
+
+def _mark_late(lanes: list[Lane]) -> None:
+    """An item is late when a later item was added before its own done (SPEC §2, ITM011)."""
+    starts = sorted((lane.added_index, lane.key) for lane in lanes if lane.added_index is not None)
+    for lane in lanes:
+        span = lane.span
+        if span is None:
+            continue
+        start, end = span
+        for index, key in starts:
+            if key != lane.key and index > start and (end is None or index < end):
+                lane.late_after, lane.late_after_index = key, index
+                break
+
+
+def _item_types(result: LintResult) -> dict[str, str]:
+    types: dict[str, str] = {}
+    for item in result.items:
+        if isinstance(item.get("type"), str):
+            if isinstance(item.get("id"), str):
+                types.setdefault(item["id"], item["type"])
+            if type(item.get("output_index")) is int:
+                types.setdefault(f"#{item['output_index']}", item["type"])
+    return types
+
+
+def _index_aliases(result: LintResult) -> dict[str, str]:
+    """'#<output_index>' lanes of events without an item id, folded into their item's lane."""
+    aliases: dict[str, str] = {}
+    for item in result.items:
+        if isinstance(item.get("id"), str) and type(item.get("output_index")) is int:
+            aliases.setdefault(f"#{item['output_index']}", item["id"])
+    return aliases
+
+
+def arrival_times(result: LintResult) -> dict[int, float]:
+    """Arrival time (seconds) per event index, when a live run recorded them.
+
+    From the trace (``StreamLinter.mark_time``), else from a result that
+    carries ``arrivals`` (a sequence indexed by event, or a mapping).
+    """
+    times: dict[int, float] = {}
+    for entry in result.trace or []:
+        at = getattr(entry, "at", None)
+        if isinstance(at, (int, float)):
+            times[entry.index] = float(at)
+    if times:
+        return times
+    arrivals: Any = getattr(result, "arrivals", None)
+    if isinstance(arrivals, dict):
+        pairs = arrivals.items()
+    elif isinstance(arrivals, (list, tuple)):
+        pairs = enumerate(arrivals)
+    else:
+        return times
+    for index, at in pairs:
+        if type(index) is int and isinstance(at, (int, float)):
+            times[index] = float(at)
+    return times
