@@ -39,7 +39,15 @@ class JsonReporter:
         pass
 
     def file(self, name: str, result: LintResult) -> None:
-        self.files.append(result_dict(name, result, self.options.fail_on))
+        entry = result_dict(name, result, self.options.fail_on)
+        if self.options.clients:
+            from checker.compat import matrix
+
+            entry["clients"] = matrix(result).as_dict()
+        outcomes = self.options.oracles.get(name)
+        if outcomes:
+            entry["oracles"] = {client: outcome.as_dict() for client, outcome in outcomes.items()}
+        self.files.append(entry)
 
     def finish(self, summary: Summary) -> None:
         document = {
@@ -56,6 +64,7 @@ class JsonReporter:
                 "warning": summary.warnings,
                 "info": summary.infos,
                 "io_errors": summary.io_errors,
+                "baselined": summary.baselined,
             },
             **self.options.extra,
         }

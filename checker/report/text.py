@@ -61,6 +61,11 @@ class TextReporter:
                 c.print(Text(f"{'':25}breaks: {', '.join(f.clients)}", style="dim"))
         if self.options.timeline and result.trace is not None:
             render_timeline(c, result)
+        if self.options.clients:
+            from checker.compat import matrix
+            from checker.report.clients_table import render_matrix
+
+            render_matrix(c, matrix(result), result, self.options.oracles.get(name))
         c.print()
 
     def finish(self, summary: Summary) -> None:
@@ -90,3 +95,5 @@ class TextReporter:
             f"{summary.files} capture(s): {summary.failed_files} failed at --fail-on {self.options.fail_on}; "
             f"{summary.errors} error(s), {summary.warnings} warning(s), {summary.infos} info"
         )
+        if summary.baselined:
+            c.print(Text(f"{summary.baselined} finding(s) hidden by the baseline", style="dim"))

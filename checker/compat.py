@@ -1,0 +1,640 @@
+"""Which clients break: the client-compatibility matrix of one linted stream.
+
+Every rule names the clients it breaks or degrades (``Rule.clients``). That
+answers "who cares about this rule", not "what happens to codex on *this*
+stream", so this module adds, per rule and client, an *effect*: a verdict and
+what the user would see, the client's own error text where it is known.
+
+* ``breaks``: the client raises or loses the turn;
+* ``degraded``: it finishes, but something is missing, wrong or silently
+  different (text, an event listeners wait for, the final output);
+* ``ok``: the finding does not touch it.
+
+A client's cell is decided by the first finding (in stream order) with its
+worst verdict: the first thing that breaks it is what the user sees. Known
+deviations decide like any other finding: a documented deviation still
+breaks openai-python. The matrix is built from the findings that were
+reported, so rules a profile disables (``--profile codex``) or that
+``--select``/``--ignore`` leave out do not count.
+
+Where the facts come from
+-------------------------
+* openai-python 3.57.0: ``openai/lib/streaming/responses/_responses.py``
+  (``ResponseStreamState``) and ``openai/_streaming.py`` (the SSE decoder,
+  the APIError on a truthy top-level ``error``);
+* openai-node 7.59.0: ``src/internal/responses/response-accumulator.ts``,
+  ``src/lib/responses/ResponseStream.ts`` and ``src/core/streaming.ts``.
+  Both SDKs are also *run* on every bundled capture by the oracle tests
+  (tests/test_client_oracles.py): a verdict there that the real client
+  contradicts fails the suite, so a client release that changes behaviour
+  shows up;
+* codex: ``codex-rs/codex-api/src/sse/responses.rs`` (events it cannot parse
+  are skipped; the end of a stream without ``response.completed`` is "stream
+  closed before response.completed"; ``output_item.done`` is the truth);
+* openai-agents-python builds the turn from ``response.completed.response.output``
+  over openai-python's decoder; the positional client and the Open Responses
+  suite as SPEC §1-§2 describe them.
+
+Rules without a row here fall back to ``Rule.clients`` (every named client
+``breaks``), so a new rule shows up in the matrix before it has a row.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from checker.clients import CLIENTS
+from checker.engine import LintResult
+from checker.findings import Finding
+
+
+class Verdict(enum.IntEnum):
+    """Ordered: the worst verdict of a client's findings is its cell."""
+
+    OK = 0
+    DEGRADED = 1
+    BREAKS = 2
+
+    def __str__(self) -> str:
+        return {0: "ok", 1: "degraded", 2: "breaks"}[self.value]
+
+    @classmethod
+    def parse(cls, text: str) -> "Verdict":
+        try:
+            return {"ok": cls.OK, "degraded": cls.DEGRADED, "breaks": cls.BREAKS}[text]
+        except KeyError:
+            raise ValueError(f"unknown verdict {text!r} (use ok, degraded or breaks)") from None
+
+
+Condition = Callable[[Finding, LintResult], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """What one finding does to one client; ``when`` narrows it to the case where it holds."""
+
+    verdict: Verdict
+    # What the user sees; ``{field}`` is filled from the finding's details. The
+    # client's own error text is written as ``ExceptionType: message``.
+    symptom: str
+    when: Condition | None = None
+
+
+def _breaks(symptom: str, when: Condition | None = None) -> Effect:
+    return Effect(Verdict.BREAKS, symptom, when)
+
+
+def _degrades(symptom: str, when: Condition | None = None) -> Effect:
+    return Effect(Verdict.DEGRADED, symptom, when)
+
+
+# --- conditions on a finding and its stream -------------------------------------
+
+_PY_TEXT_EVENTS = ("response.output_text.delta", "response.output_text.done")
+TERMINALS = ("response.completed", "response.incomplete", "response.failed")
+
+
+def _type_in(*types: str) -> Condition:
+    return lambda f, r: f.details.get("type") in types
+
+
+def _type_prefix(prefix: str) -> Condition:
+    return lambda f, r: str(f.details.get("type", "")).startswith(prefix)
+
+
+def _beyond_open_part(f: Finding, r: LintResult) -> bool:
+    """The index points past the parts that exist: the SDKs index a missing element."""
+    got, expected = f.details.get("got"), f.details.get("expected")
+    return type(got) is not int or type(expected) is not int or got > expected
+
+
+def _py_text_beyond(f: Finding, r: LintResult) -> bool:
+    return f.details.get("type") in _PY_TEXT_EVENTS and _beyond_open_part(f, r)
+
+
+def _several_items(f: Finding, r: LintResult) -> bool:
+    # openai-python keys items by output_index: one item at index None works, the
+    # second raises "Duplicate response output index None.".
+    return len(r.items) >= 2
+
+
+def _without(code: str) -> Condition:
+    return lambda f, r: all(other.code != code for other in r.findings)
+
+
+def _index_not_added(f: Finding, r: LintResult) -> bool:
+    # openai-python places item events by output_index and ignores item_id.
+    index = f.details.get("index", f.details.get("item"))
+    return type(index) is not int or all(it.get("output_index") != index for it in r.items)
+
+
+def _unlisted_at_completed(f: Finding, r: LintResult) -> bool:
+    # Both SDKs accept an unfinished item at response.completed only when the
+    # final output repeats it; incomplete/failed are not checked.
+    if f.details.get("type") != "response.completed":
+        return False
+    unlisted = f.details.get("unlisted")
+    return True if unlisted is None else bool(unlisted)
+
+
+def _not_a_call(f: Finding, r: LintResult) -> bool:
+    # openai-python's output identity leaves function calls' ids out (it uses call_id).
+    ident = f.details.get("id")
+    types = {it.get("type") for it in r.items if it.get("id") == ident}
+    return not types <= {"function_call", "custom_tool_call"} or not types
+
+
+_CODEX_USAGE_FIELDS = {"input_tokens", "output_tokens", "total_tokens", "cached_tokens", "reasoning_tokens"}
+
+
+def _no_schema_keyword(f: Finding, r: LintResult) -> bool:
+    # The arithmetic check (total != input + output), not a missing or mistyped field.
+    return f.details.get("keyword") is None
+
+
+def _codex_usage_parse_fails(f: Finding, r: LintResult) -> bool:
+    # codex deserialises usage into i64 fields; the *_details objects are optional.
+    keyword = f.details.get("keyword")
+    if keyword == "required":
+        return bool(set(f.details.get("missing") or ()) & _CODEX_USAGE_FIELDS)
+    return keyword is not None
+
+
+# --- the table: rule code -> client -> effects, tried in order ------------------
+# Each client named here with a non-ok effect must be in the rule's `clients`
+# (tests/test_compat.py checks it both ways).
+
+_PY_NO_COMPLETED = "RuntimeError: Didn't receive a `response.completed` event."
+_NODE_NO_EVENTS = "OpenAIError: request ended without sending any events"
+_NODE_UNHANDLED = "OpenAIError: Unhandled response stream event: unknown"
+_NODE_BAD_JSON = "OpenAIError: Error reading response: malformed server-sent event JSON."
+_CODEX_CLOSED = "stream closed before response.completed"
+_CODEX_SKIPS = "the event cannot be parsed and is skipped silently"
+_SUITE = "the Open Responses compliance suite rejects the stream"
+
+EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
+    # -- framing ------------------------------------------------------------------
+    "SSE001": {
+        "openai-python": (_degrades("the BOM is kept: the first field name becomes '\\ufeffevent' and is ignored "
+                                    "(were the first line `data:`, the first event would be lost)"),),
+    },
+    "SSE002": {"open-responses": (_breaks("the suite's sse-parser.ts splits on '\\n' only and sees no events"),)},
+    "SSE004": {
+        "openai-python": (_degrades("the unterminated last event is discarded"),),
+        "openai-node": (_degrades("the unterminated last event is dispatched anyway; were its JSON cut, "
+                                  "'malformed server-sent event JSON' would be raised"),),
+        "codex": (_degrades("the unterminated last event is discarded"),),
+        "openai-agents": (_degrades("the unterminated last event is discarded"),),
+    },
+    "SSE005": {
+        "openai-python": (_breaks("UnicodeDecodeError: 'utf-8' codec can't decode byte …"),),
+        "openai-node": (_degrades("the bytes decode as U+FFFD: the text is corrupted"),),
+        "codex": (_breaks("the event-stream decoder fails on invalid UTF-8 and the turn ends"),),
+        "openai-agents": (_breaks("UnicodeDecodeError in openai-python's decoder"),),
+    },
+    "SSE006": {
+        "openai-python": (_breaks("json.JSONDecodeError on the event's data"),),
+        "openai-node": (_breaks(_NODE_BAD_JSON),),
+        "codex": (_degrades(_CODEX_SKIPS),),
+        "openai-agents": (_breaks("json.JSONDecodeError on the event's data"),),
+    },
+    "SSE007": {
+        "openai-python": (_breaks("the event cannot be built (AttributeError: … has no attribute 'type')"),),
+        "openai-node": (_breaks("TypeError: Cannot read properties of … (reading 'type')"),),
+        "codex": (_degrades(_CODEX_SKIPS),),
+    },
+    "SSE008": {"open-responses": (_breaks("`event:` must equal the JSON type"),)},
+    "SSE009": {"open-responses": (_breaks("every event must carry an `event:` field"),)},
+    "SSE010": {
+        "openai-python": (_degrades("later events are still yielded; the final response is the first terminal's"),),
+        "codex": (_degrades("codex reads on until the connection closes and applies the later events"),),
+        "openai-node": (_degrades("later events are still applied to the finished snapshot: {what}"),),
+    },
+    "SSE012": {"open-responses": (_breaks("the suite waits for `data: [DONE]`"),)},
+    "SSE013": {
+        "openai-python": (_breaks("json.JSONDecodeError: Expecting value: line 1 column 1 (char 0) "
+                                  "(the decoder dispatches the event with empty data)"),),
+        "openai-node": (_breaks(_NODE_BAD_JSON),),
+        "openai-agents": (_breaks("json.JSONDecodeError in openai-python's decoder"),),
+    },
+    "SSE015": {"open-responses": (_degrades("older suite parsers keep only the last `data:` line"),)},
+    "SSE018": {
+        "openai-python": (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
+        "openai-node": (_breaks(_NODE_BAD_JSON),),
+        "codex": (_degrades(_CODEX_SKIPS),),
+        "openai-agents": (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
+    },
+    "SSE019": {
+        "openai-python": (_degrades("a NUL in a comment is skipped; inside data it fails the JSON parse"),),
+        "openai-node": (_degrades("a NUL in a comment is skipped; inside data it fails the JSON parse"),),
+        "codex": (_degrades("a NUL inside data fails the JSON parse and the event is skipped"),),
+    },
+    "SSE020": {
+        "openai-python": (_degrades("the line is buffered whole, without a limit"),),
+        "openai-node": (_degrades("the line is buffered whole, without a limit"),),
+        "codex": (_degrades("the line is buffered whole, without a limit"),),
+    },
+    "SSE021": {
+        "openai-python": (_degrades("the event is buffered whole, without a limit"),),
+        "openai-node": (_degrades("the event is buffered whole, without a limit"),),
+        "codex": (_degrades("the event is buffered whole, without a limit"),),
+    },
+    "SSE024": {"codex": (_degrades("serde rejects the event (duplicate field) and codex skips it"),)},
+    "SSE025": {
+        "openai-node": (_degrades("JSON.parse rounds the number silently: {number}"),),
+        "codex": (_degrades("serde cannot parse the number and codex skips the event"),),
+    },
+    "SSE022": {
+        "openai-python": (_breaks(_PY_NO_COMPLETED),),
+        "openai-node": (_breaks(_NODE_NO_EVENTS),),
+        "codex": (_breaks(_CODEX_CLOSED),),
+        "openai-agents": (_breaks("no response.completed: the turn fails"),),
+        "positional": (_breaks("no events: nothing to pair"),),
+        "open-responses": (_breaks(_SUITE),),
+    },
+    "SSE023": {
+        "openai-python": (_breaks(_PY_NO_COMPLETED),),
+        "openai-node": (_breaks(_NODE_NO_EVENTS),),
+        "codex": (_breaks(_CODEX_CLOSED),),
+        "openai-agents": (_breaks("no response.completed: the turn fails"),),
+        "positional": (_breaks("no events: nothing to pair"),),
+        "open-responses": (_breaks(_SUITE),),
+    },
+    # -- lifecycle ----------------------------------------------------------------
+    "LIF001": {
+        "openai-python": (_breaks("RuntimeError: Expected to have received `response.created` before `{type}`"),),
+        "openai-node": (_breaks("OpenAIError: When snapshot hasn't been set yet, expected 'response.created' "
+                                "event, got {type}"),),
+    },
+    "LIF003": {"open-responses": (_breaks("created → [queued] → in_progress is the grammar"),)},
+    "LIF004": {
+        "openai-python": (_degrades("the late lifecycle snapshot can replace completed items or move the status back"),),
+        "openai-node": (_degrades("the late lifecycle snapshot moves the response's status back"),),
+    },
+    "LIF005": {"open-responses": (_degrades("grammar validators reject a second response.in_progress"),)},
+    "LIF006": {
+        "openai-python": (_breaks(_PY_NO_COMPLETED),),
+        "openai-node": (_degrades("finalResponse() resolves with the last snapshot (status 'in_progress'); "
+                                  "no error is raised", when=_without("SSE004")),),
+        "codex": (_breaks(_CODEX_CLOSED),),
+        "openai-agents": (_breaks("no response.completed: the turn fails"),),
+        "positional": (_breaks("the response never ends"),),
+        "open-responses": (_breaks(_SUITE),),
+    },
+    "LIF007": {
+        "openai-python": (_degrades("the final response is the first terminal's; {type} is still yielded"),),
+        "openai-node": (_degrades("finalResponse() is the last terminal's snapshot ({type})"),),
+        "codex": (_degrades("codex keeps a response.completed whichever terminal came first"),),
+        "open-responses": (_breaks("exactly one terminal event is allowed"),),
+    },
+    "LIF008": {
+        "openai-python": (_breaks("RuntimeError: Cannot complete response with unfinished output items.",
+                                  when=_unlisted_at_completed),
+                          _degrades("the unfinished item is taken from the terminal response's output")),
+        "openai-node": (_breaks("OpenAIError: Cannot complete response with unfinished output items.",
+                                when=_unlisted_at_completed),
+                        _degrades("the unfinished item is taken from the terminal response's output")),
+        "codex": (_degrades("items without output_item.done never reach the history"),),
+        "openai-agents": (_degrades("items not repeated in the final output are lost", when=_unlisted_at_completed),),
+    },
+    "LIF009": {
+        "openai-agents": (_degrades("success is decided from the event type, the response says {status!r}"),),
+        "codex": (_degrades("success is decided from the event type, the response says {status!r}"),),
+    },
+    "LIF010": {
+        "openai-python": (_degrades("response.error is None: there is nothing to show or retry on"),),
+        "codex": (_degrades("'response.failed event received' without a message"),),
+    },
+    "LIF011": {
+        "codex": (_degrades("no reason to decide between continuing and stopping"),),
+        "openai-agents": (_degrades("no reason to decide between continuing and stopping"),),
+    },
+    "LIF012": {
+        "openai-python": (_breaks("RuntimeError: Lifecycle response identity changed."),),
+        "openai-node": (_breaks("OpenAIError: Lifecycle response identity changed."),),
+    },
+    "LIF013": {
+        "openai-python": (_degrades("the error event is yielded as an event, no exception; the stream's end decides"),),
+        "openai-node": (_breaks("APIError: {detail}"),),
+        "openai-agents": (_breaks("the error event ends the run with an error"),),
+    },
+    "LIF014": {
+        "openai-python": (_breaks("APIError: {detail}"),),
+        "openai-node": (_breaks("APIError: {detail}"),),
+        "codex": (_degrades("an event without a known type is skipped: the error is invisible"),),
+        "openai-agents": (_breaks("APIError from openai-python's decoder"),),
+    },
+    "LIF015": {"open-responses": (_breaks("every event must carry sequence_number"),)},
+    "LIF016": {"open-responses": (_breaks("sequence_number must increase strictly"),)},
+    "LIF017": {
+        "openai-agents": (_degrades("a cut-off answer is taken as final"),),
+        "codex": (_degrades("a cut-off answer is taken as final"),),
+    },
+    "LIF018": {
+        "codex": (_breaks("failed to parse ResponseCompleted: {message}", when=_codex_usage_parse_fails),
+                  _degrades("the token counts disagree: {detail}", when=_no_schema_keyword)),
+    },
+    # -- items --------------------------------------------------------------------
+    "ITM001": {
+        "openai-python": (_breaks("RuntimeError: Duplicate response output index None.", when=_several_items),),
+        "openai-node": (_breaks("OpenAIError: missing output at index undefined"),),
+    },
+    "ITM002": {"open-responses": (_breaks("output_index must append from 0"),)},
+    "ITM003": {
+        "openai-python": (_breaks("RuntimeError: Duplicate response output index {index}."),),
+        "openai-node": (_breaks("OpenAIError: Duplicate response output index {index}."),),
+        "openai-agents": (_degrades("two items are merged into one"),),
+    },
+    "ITM004": {
+        "openai-python": (_breaks("RuntimeError: Received a content event for output index {index} before "
+                                  "receiving its output item", when=_index_not_added),
+                          _degrades("the event is placed by output_index; its item_id {item!r} is ignored")),
+        "openai-node": (_breaks("OpenAIError: expected item_id '…', got '{item}'"),),
+        "positional": (_breaks("the event names no open item"),),
+    },
+    "ITM005": {
+        "openai-node": (_breaks("OpenAIError: expected item_id '…', got '{item_id}'"),),
+        "openai-python": (_degrades("the event is placed by output_index {index}, not by its item_id"),),
+    },
+    "ITM006": {
+        "openai-python": (_degrades("the late event changes the streamed snapshot; the final response ignores it"),),
+        "codex": (_degrades("the late text is shown, the done item is what history keeps"),),
+        "openai-agents": (_degrades("the late event is not in the turn"),),
+    },
+    "ITM007": {
+        "openai-python": (_breaks("RuntimeError: Completed output item identity changed."),),
+        "openai-node": (_breaks("OpenAIError: expected output item {field} '{added}', got '{done}'"),),
+    },
+    "ITM008": {
+        "openai-node": (_breaks("OpenAIError: missing output at index …"),),
+        "positional": (_breaks("a done without an added pairs with the wrong item"),),
+    },
+    "ITM009": {
+        "codex": (_degrades("the item is recorded twice in history"),),
+        "positional": (_breaks("the second done pairs with the next added item"),),
+    },
+    "ITM010": {
+        "openai-python": (_breaks("AssertionError (the output item is not a {item_type} message/function call)",
+                                  when=_type_in(*_PY_TEXT_EVENTS, "response.function_call_arguments.delta")),),
+        "openai-node": (_breaks("OpenAIError: expected output item type '…', got '{item_type}'"),),
+    },
+    "ITM011": {"positional": (_breaks("pairs each added with the next done: {earlier} gets {later}'s done"),)},
+    "ITM013": {"openai-agents": (_degrades("the done item's status is {status!r}: it looks unfinished in history"),)},
+    # -- content parts ------------------------------------------------------------
+    "CNT001": {
+        "openai-python": (_breaks("TypeError: list indices must be integers or slices, not NoneType",
+                                  when=_type_in(*_PY_TEXT_EVENTS)),),
+        "openai-node": (_breaks("OpenAIError: missing content at index undefined"),),
+    },
+    "CNT002": {
+        "openai-python": (_breaks("IndexError: list index out of range"),),
+        "openai-node": (_breaks("OpenAIError: missing content at index {got}"),),
+    },
+    "CNT003": {
+        "openai-python": (_breaks("IndexError: list index out of range", when=_py_text_beyond),
+                          _degrades("the text lands in part {got} instead of part {expected}",
+                                    when=_type_in(*_PY_TEXT_EVENTS))),
+        "openai-node": (_breaks("OpenAIError: missing content at index {got}", when=_beyond_open_part),
+                        _degrades("the event lands in part {got} instead of part {expected}")),
+    },
+    "CNT004": {
+        "openai-python": (_breaks("IndexError: list index out of range", when=_type_in(*_PY_TEXT_EVENTS)),),
+        "openai-node": (_breaks("OpenAIError: missing content at index 0"),),
+    },
+    "CNT005": {
+        "openai-node": (_degrades("no response.content_part.done for listeners (the snapshot is right)"),),
+        "open-responses": (_breaks(_SUITE),),
+    },
+    "CNT006": {
+        "openai-python": (_breaks("AssertionError (content.type == 'output_text')",
+                                  when=_type_prefix("response.output_text.")),),
+        "openai-node": (_breaks("OpenAIError: expected content to be '…', got {part_type}"),),
+    },
+    "CNT007": {
+        "openai-node": (_degrades("no {done_type} for listeners (the snapshot is right)"),),
+        "open-responses": (_breaks(_SUITE),),
+    },
+    "CNT008": {
+        "openai-node": (_degrades("the late text is appended to the streamed snapshot"),),
+        "openai-python": (_degrades("the late text is appended to the streamed snapshot"),),
+    },
+    # -- reasoning summaries --------------------------------------------------------
+    "RSN001": {"openai-node": (_breaks("OpenAIError: missing content at index … (no summary part to append to)"),)},
+    "RSN002": {"openai-node": (_breaks("OpenAIError: missing content at index {got}"),)},
+    "RSN003": {
+        "openai-node": (_breaks("OpenAIError: missing content at index {got}", when=_beyond_open_part),
+                        _degrades("the summary text lands in part {got} instead of part {expected}")),
+    },
+    "RSN004": {
+        "openai-node": (_degrades("no reasoning_summary_part.done for listeners"),),
+        "open-responses": (_breaks(_SUITE),),
+    },
+    "RSN005": {"openai-node": (_degrades("the late summary text is applied to the streamed snapshot"),)},
+    # -- function calls -------------------------------------------------------------
+    "FNC001": {
+        "openai-python": (_degrades("arguments are parsed only for strict tools passed to stream(tools=…); "
+                                    "there json.loads raises"),),
+        "codex": (_breaks("the tool call fails: its arguments are not JSON"),),
+        "openai-agents": (_breaks("ModelBehaviorError: Invalid JSON input for tool {name}"),),
+    },
+    "FNC002": {
+        "openai-node": (_degrades("no function_call_arguments.done for listeners (the snapshot is right)"),),
+        "open-responses": (_breaks(_SUITE),),
+    },
+    "FNC003": {
+        "openai-agents": (_degrades("which tool runs depends on the event trusted: {done!r} or {item_name!r}"),),
+        "codex": (_degrades("codex runs the done item's tool {item_name!r}"),),
+    },
+    "FNC004": {
+        "openai-agents": (_degrades("arguments after arguments.done are lost"),),
+        "openai-node": (_degrades("the late arguments are appended to the streamed snapshot"),),
+    },
+    # -- schema ---------------------------------------------------------------------
+    "SCH001": {
+        "codex": (_degrades("the event fails codex's typed parse and is skipped"),),
+        "openai-node": (_degrades("a typed field is missing or of the wrong type at {pointer}"),),
+    },
+    "SCH002": {
+        "openai-node": (_degrades("the snapshot lacks fields the types promise ({pointer})"),),
+        "openai-agents": (_degrades("the final response object lacks fields the types promise ({pointer})",
+                                    when=_type_in(*TERMINALS)),),
+    },
+    "SCH003": {
+        "codex": (_degrades("codex cannot parse the item and drops it from history"),),
+        "openai-agents": (_degrades("the malformed item is replayed in the next request"),),
+    },
+    "SCH004": {"openai-node": (_degrades("the part lacks fields the types promise ({pointer})"),)},
+    "SCH005": {
+        "openai-node": (_breaks(_NODE_UNHANDLED),),
+        "open-responses": (_breaks("vendor events must be prefixed with a slug"),),
+    },
+    "SCH006": {
+        "openai-node": (_breaks(_NODE_UNHANDLED),),
+        "openai-python": (_degrades("{type!r} is not handled: its text is dropped"),),
+        "codex": (_degrades("{type!r} is not handled: its text is dropped"),),
+    },
+    "SCH007": {
+        "codex": (_degrades(_CODEX_SKIPS),),
+        "openai-python": (_degrades("the event is yielded without a type and ignored"),),
+        "openai-node": (_breaks(_NODE_UNHANDLED),),
+    },
+    "SCH008": {"openai-node": (_degrades("logprobs is undefined although typed as an array"),)},
+    "SCH009": {"openai-node": (_breaks(_NODE_UNHANDLED),)},
+    "SCH010": {
+        "openai-python": (_breaks("RuntimeError: Expected to have received `response.created` before …"),),
+        "openai-node": (_breaks(_NODE_UNHANDLED),),
+        "codex": (_breaks(_CODEX_CLOSED),),
+        "openai-agents": (_breaks("no Responses events: the turn fails"),),
+        "positional": (_breaks("no Responses events: nothing to pair"),),
+        "open-responses": (_breaks(_SUITE),),
+    },
+    # -- reconciliation -------------------------------------------------------------
+    "REC001": {
+        "openai-python": (_degrades("the streamed text and the done text differ ({diff})"),),
+        "openai-node": (_degrades("the streamed text and the done text differ ({diff})"),),
+        "codex": (_degrades("the streamed text and the done item differ ({diff})"),),
+    },
+    "REC002": {"openai-node": (_degrades("content_part.done replaces the streamed text ({diff})"),)},
+    "REC003": {
+        "codex": (_degrades("history keeps the done item, not what was streamed ({diff})"),),
+        "openai-agents": (_degrades("the turn keeps the done item, not what was streamed ({diff})"),),
+        "openai-python": (_degrades("the final response differs from the streamed snapshot ({diff})"),),
+        "openai-node": (_degrades("finalResponse() keeps the done item, not what was streamed ({diff})"),),
+    },
+    "REC004": {
+        "openai-agents": (_degrades("the turn is built from response.completed.response.output: {detail}"),),
+        "openai-python": (_degrades("the final response is response.completed's output: {detail}"),),
+        "openai-node": (_degrades("finalResponse() is response.completed's output: {detail}"),),
+    },
+    "REC005": {
+        "openai-agents": (_breaks("the turn is empty: response.completed.response.output is []"),),
+        "openai-python": (_degrades("get_final_response().output is [] (output_text is '')"),),
+        "openai-node": (_degrades("finalResponse().output is [] (output_text is '')"),),
+    },
+    "REC006": {
+        "openai-agents": (_degrades("the tool runs with other arguments than were streamed ({diff})"),),
+        "openai-node": (_degrades("arguments.done replaces the streamed arguments ({diff})"),),
+    },
+    # -- ids --------------------------------------------------------------------------
+    "IDS002": {"codex": (_degrades("the item id and call_id are confused when the item is replayed"),)},
+    "IDS003": {
+        "openai-node": (_breaks("OpenAIError: duplicate output item identity 'id:{id}'"),),
+        "openai-python": (_breaks("RuntimeError: Response snapshot has conflicting output identities.",
+                                  when=_not_a_call),
+                          _degrades("both calls are kept under one id; code that keys items by id merges them")),
+        "codex": (_degrades("id-paired items are merged"),),
+    },
+    "IDS004": {
+        "openai-node": (_breaks("OpenAIError: duplicate output item identity 'call:function_call:{id}'"),),
+        "openai-python": (_breaks("RuntimeError: Response snapshot has conflicting output identities."),),
+        "codex": (_degrades("tool outputs are matched to the wrong call"),),
+        "openai-agents": (_degrades("tool outputs are matched to the wrong call"),),
+    },
+    "IDS005": {
+        "openai-node": (_breaks("OpenAIError: expected a non-empty item id"),),
+        "codex": (_degrades("the item cannot be paired with its events"),),
+    },
+}
+
+
+# --- the matrix -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One client's verdict on one stream, and the finding that decides it."""
+
+    client: str
+    verdict: Verdict
+    finding: Finding | None = None
+    symptom: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        finding = None
+        if self.finding is not None:
+            finding = {"code": self.finding.code, "message": self.finding.message,
+                       "position": self.finding.position.as_dict()}
+        return {"verdict": str(self.verdict), "finding": finding, "symptom": self.symptom}
+
+
+@dataclass(frozen=True, slots=True)
+class Matrix:
+    """The cells in the order of ``CLIENTS``; ``caveat`` says when the findings are not the whole story."""
+
+    cells: tuple[Cell, ...]
+    caveat: str | None = None
+
+    def __getitem__(self, client: str) -> Cell:
+        for cell in self.cells:
+            if cell.client == client:
+                return cell
+        raise KeyError(client)
+
+    def verdicts(self) -> dict[str, str]:
+        return {cell.client: str(cell.verdict) for cell in self.cells}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {cell.client: cell.as_dict() for cell in self.cells}
+
+
+class _Fields(dict[str, Any]):
+    """Template fields from a finding; a field the finding does not carry reads as an ellipsis."""
+
+    def __missing__(self, key: str) -> str:
+        return "…"
+
+
+def _fill(template: str, finding: Finding) -> str:
+    fields = _Fields({k: ", ".join(map(str, v)) if isinstance(v, list) else v for k, v in finding.details.items()})
+    fields.setdefault("message", finding.message)
+    fields.setdefault("pointer", finding.pointer or "/")
+    try:
+        return template.format_map(fields)
+    except (ValueError, IndexError, AttributeError, KeyError):  # a format spec the details cannot meet
+        return template
+
+
+# sse-check's own resource limits: past them it skips what the clients still read,
+# so a limit finding degrades at most, and the findings after it may be artefacts.
+LIMIT_CODES = frozenset({"SSE020", "SSE021", "SSE026", "SSE027"})
+
+
+def effect(finding: Finding, client: str, result: LintResult) -> Effect | None:
+    """What ``finding`` does to ``client`` on this stream; None when it does not touch it."""
+    table = EFFECTS.get(finding.code)
+    if table is None:
+        if client not in finding.clients:
+            return None
+        message = finding.message.replace("{", "{{").replace("}", "}}")  # a literal, not a template
+        if finding.code in LIMIT_CODES:
+            return Effect(Verdict.DEGRADED, f"past sse-check's own limit: {message}")
+        return Effect(Verdict.BREAKS, message)
+    for candidate in table.get(client, ()):
+        if candidate.when is None or candidate.when(finding, result):
+            return candidate
+    return None
+
+
+def cell(client: str, result: LintResult) -> Cell:
+    worst: Cell = Cell(client, Verdict.OK)
+    for finding in result.findings:  # in stream order: the first of the worst decides
+        found = effect(finding, client, result)
+        if found is None or found.verdict <= worst.verdict:
+            continue
+        worst = Cell(client, found.verdict, finding, _fill(found.symptom, finding))
+        if worst.verdict is Verdict.BREAKS:
+            break
+    return worst
+
+
+def matrix(result: LintResult) -> Matrix:
+    """The client-compatibility matrix of one linted stream (pure: no I/O, no clients run)."""
+    limits = sorted({f.code for f in result.findings if f.code in LIMIT_CODES})
+    caveat = None
+    if limits:
+        caveat = (f"sse-check skipped part of the stream at its own limit ({', '.join(limits)}); clients read it "
+                  "all, so verdicts decided after that point may not hold")
+    return Matrix(tuple(cell(client, result) for client in CLIENTS), caveat)

@@ -1,0 +1,140 @@
+"""Oracles: run a real client on a capture and record what it did.
+
+The client matrix (``checker.compat``) *predicts* what each client does with a
+stream; an oracle *asks* the client. ``sse-check lint --oracle openai-python``
+prints both side by side, and the test suite runs the oracles on every
+bundled capture and fails when prediction and reality disagree, so a client
+release that changes behaviour shows up as a failing test.
+
+Oracles sit outside the sans-I/O core: they import third-party clients
+lazily and never run unless asked. openai-node's oracle is a Node.js script
+in tests/oracles/node (it needs node and npm) and reports the same
+:class:`Outcome` shape as JSON.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.compat import Verdict
+from checker.engine import LintResult
+
+TERMINALS = ("response.completed", "response.incomplete", "response.failed")
+
+
+class OracleUnavailable(Exception):
+    """The client an oracle needs is not installed (reported as one line, exit code 2)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutputItem:
+    type: str | None
+    id: str | None
+    # A message's text parts (refusals included), a call's arguments, a reasoning item's text.
+    text: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "id": self.id, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """What a real client did with one capture.
+
+    ``raised`` is set when the client failed the turn ("ExceptionType: message");
+    otherwise ``status`` is the final response's status and ``output`` its items.
+    A stream that ends with ``response.incomplete`` or ``response.failed`` is a
+    finished turn, not a raise, even though openai-python's
+    ``get_final_response()`` only returns ``response.completed``.
+    """
+
+    client: str
+    version: str
+    mode: str
+    raised: str | None = None
+    status: str | None = None
+    terminal: str | None = None
+    events: int = 0
+    output: tuple[OutputItem, ...] = field(default=())
+
+    @property
+    def summary(self) -> str:
+        if self.raised is not None:
+            return f"raises {self.raised}"
+        items = ", ".join(f"{o.type} {o.id}" for o in self.output) or "no items"
+        return f"ends {self.status or 'without a status'} ({items})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "client": self.client, "version": self.version, "mode": self.mode, "raised": self.raised,
+            "status": self.status, "terminal": self.terminal, "events": self.events,
+            "output": [o.as_dict() for o in self.output],
+        }
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> "Outcome":
+        output = tuple(OutputItem(type=o.get("type"), id=o.get("id"), text=o.get("text"))
+                       for o in raw.get("output") or ())
+        return cls(client=raw["client"], version=raw.get("version", "?"), mode=raw.get("mode", "?"),
+                   raised=raw.get("raised"), status=raw.get("status"), terminal=raw.get("terminal"),
+                   events=int(raw.get("events") or 0), output=output)
+
+
+def expected_output(result: LintResult) -> list[tuple[str | None, str | None]]:
+    """(type, id) of the items the stream finished, in output order: what an ``ok`` client must return."""
+    done = [(i, it) for i, it in enumerate(result.items) if it.get("done")]
+    done.sort(key=lambda pair: (pair[1].get("output_index") if type(pair[1].get("output_index")) is int
+                                else 1 << 30, pair[0]))
+    return [(it.get("type"), it.get("id")) for _, it in done]
+
+
+def disagreement(verdict: Verdict, outcome: Outcome, result: LintResult) -> str | None:
+    """Why the real outcome contradicts the predicted verdict, or None when they agree.
+
+    breaks ⇔ the client raised. ok additionally means that a completed
+    response's output is the stream's finished items. degraded only promises
+    that the client finishes: what it loses is not observable from its result.
+    """
+    if verdict is Verdict.BREAKS:
+        if outcome.raised is None:
+            return f"predicted breaks, but {outcome.client} {outcome.summary}"
+        return None
+    if outcome.raised is not None:
+        return f"predicted {verdict}, but {outcome.client} {outcome.summary}"
+    if verdict is Verdict.OK and outcome.status == "completed" and outcome.terminal == "response.completed":
+        got = [(o.type, o.id) for o in outcome.output]
+        want = expected_output(result)
+        if got != want:
+            return f"predicted ok, but the final output is {got}, the stream finished {want}"
+    return None
+
+
+Runner = Callable[..., Outcome]
+
+# name -> "module:function"; the function takes the capture bytes (and keyword options).
+ORACLES: dict[str, str] = {
+    "openai-python": "checker.oracles.openai_python:run",
+}
+
+
+# name -> the package the oracle imports (checked before any capture is read).
+REQUIRES: dict[str, tuple[str, str]] = {
+    "openai-python": ("openai", "pip install openai"),
+}
+
+
+def get_oracle(name: str) -> Runner:
+    """The oracle's run function; OracleUnavailable when its client is not installed."""
+    try:
+        target = ORACLES[name]
+    except KeyError:
+        raise ValueError(f"unknown oracle {name!r} (choose from {', '.join(ORACLES)})") from None
+    package, hint = REQUIRES.get(name, ("", ""))
+    if package and importlib.util.find_spec(package) is None:
+        raise OracleUnavailable(f"--oracle {name} needs the {package} package ({hint})")
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)

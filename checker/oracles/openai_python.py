@@ -1,0 +1,147 @@
+"""The openai-python oracle: what the real ``client.responses.stream()`` does with a capture.
+
+Two modes:
+
+* ``client`` (default): a real ``OpenAI`` client whose HTTP transport is an
+  in-process mock serving the capture bytes as ``text/event-stream``. This is
+  exactly the user's code path: the SDK's own SSE decoder (no BOM stripping,
+  the APIError on a truthy top-level ``error``, ``[DONE]``), then
+  ``ResponseStreamState`` and ``get_final_response()``.
+* ``state``: the capture decoded by sse-check's WHATWG decoder and each event
+  fed to ``ResponseStreamState.handle_event`` as the SDK builds it
+  (``construct_type_unchecked``), with the decoder-level rules of
+  ``Stream.__stream__`` (``[DONE]`` stops, a truthy ``error`` raises). It
+  isolates the accumulator from the SDK's decoder.
+
+``openai`` is imported lazily; without it :class:`OracleUnavailable` says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from checker.oracles import TERMINALS, OracleUnavailable, Outcome, OutputItem
+
+CLIENT = "openai-python"
+MODES = ("client", "state")
+
+
+def _openai() -> Any:
+    try:
+        import openai
+    except ImportError:
+        raise OracleUnavailable("the openai-python oracle needs the openai package (pip install openai)") from None
+    return openai
+
+
+def run(data: bytes, *, mode: str = "client") -> Outcome:
+    """Run openai-python on the capture ``data``; never raises for what the client does."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
+    openai = _openai()
+    if mode == "client":
+        return _run_client(openai, data)
+    return _run_state(openai, data)
+
+
+def _error(exc: BaseException) -> str:
+    text = str(exc)
+    if type(exc).__name__ == "APIError":
+        text = getattr(exc, "message", text)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _http() -> Any:
+    # openai 3.x talks to httpx2; 1.x/2.x to httpx. Either offers MockTransport.
+    try:
+        import httpx2 as http
+    except ImportError:
+        import httpx as http
+    return http
+
+
+def _run_client(openai: Any, data: bytes) -> Outcome:
+    http = _http()
+
+    def serve(request: Any) -> Any:
+        return http.Response(200, headers={"content-type": "text/event-stream"}, content=data)
+
+    client = openai.OpenAI(api_key="sk-oracle", base_url="http://oracle.invalid/v1", max_retries=0,
+                           http_client=http.Client(transport=http.MockTransport(serve)))
+    events = 0
+    terminal: Any = None
+    try:
+        with client.responses.stream(model="oracle", input="oracle") as stream:
+            for event in stream:
+                events += 1
+                if getattr(event, "type", None) in TERMINALS:
+                    terminal = event
+            if terminal is None or terminal.type == "response.completed":
+                final = stream.get_final_response()  # raises "Didn't receive a `response.completed` event."
+                return _outcome(openai, "client", events, "response.completed", final)
+    except Exception as exc:  # noqa: BLE001 - whatever the client raises is the finding
+        return Outcome(client=CLIENT, version=openai.__version__, mode="client", raised=_error(exc), events=events,
+                       terminal=getattr(terminal, "type", None))
+    finally:
+        client.close()
+    # incomplete/failed: a finished turn; the event's response is what the SDK hands over.
+    return _outcome(openai, "client", events, terminal.type, terminal.response)
+
+
+def _run_state(openai: Any, data: bytes) -> Outcome:
+    from openai._models import construct_type_unchecked
+    from openai.lib.streaming.responses._responses import ResponseStreamState
+    from openai.types.responses import ResponseStreamEvent
+
+    from checker.sse import SSEDecoder, SSEEvent
+
+    decoder = SSEDecoder()
+    decoded = [item for item in [*decoder.feed(data), *decoder.close()] if isinstance(item, SSEEvent)]
+    state: Any = ResponseStreamState(input_tools=openai.NOT_GIVEN, text_format=openai.NOT_GIVEN)
+    events = 0
+    terminal: Any = None
+    try:
+        for sse in decoded:
+            if sse.data.startswith(b"[DONE]"):
+                break
+            obj = orjson.loads(sse.data)
+            if isinstance(obj, dict) and obj.get("error"):
+                error = obj["error"]
+                message = error.get("message") if isinstance(error, dict) else None
+                raise openai.APIError(message if isinstance(message, str) and message
+                                      else "An error occurred during streaming", request=None, body=error)
+            event = construct_type_unchecked(type_=ResponseStreamEvent, value=obj)
+            for fired in state.handle_event(event):
+                events += 1
+                if getattr(fired, "type", None) in TERMINALS:
+                    terminal = fired
+        if terminal is None or terminal.type == "response.completed":
+            final = state._completed_response
+            if final is None:
+                raise RuntimeError("Didn't receive a `response.completed` event.")
+            return _outcome(openai, "state", events, "response.completed", final)
+    except Exception as exc:  # noqa: BLE001 - whatever the client raises is the finding
+        return Outcome(client=CLIENT, version=openai.__version__, mode="state", raised=_error(exc), events=events,
+                       terminal=getattr(terminal, "type", None))
+    return _outcome(openai, "state", events, terminal.type, terminal.response)
+
+
+def _outcome(openai: Any, mode: str, events: int, terminal: str, response: Any) -> Outcome:
+    output = tuple(_item(item) for item in (getattr(response, "output", None) or ()))
+    return Outcome(client=CLIENT, version=openai.__version__, mode=mode, status=getattr(response, "status", None),
+                   terminal=terminal, events=events, output=output)
+
+
+def _item(item: Any) -> OutputItem:
+    kind = getattr(item, "type", None)
+    text: str | None = None
+    if kind == "message":
+        text = "".join(getattr(part, "text", None) or getattr(part, "refusal", None) or ""
+                       for part in getattr(item, "content", None) or ())
+    elif kind == "function_call":
+        text = getattr(item, "arguments", None)
+    elif kind == "reasoning":
+        text = "".join(getattr(part, "text", None) or "" for part in getattr(item, "content", None) or ())
+    return OutputItem(type=kind, id=getattr(item, "id", None), text=text)

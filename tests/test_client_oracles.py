@@ -1,0 +1,194 @@
+"""Prediction against reality: the client matrix and the real clients, on every bundled capture.
+
+For every capture under captures/ (conforming, open-responses, rules,
+llama.cpp, real-world; not the probe exchanges of captures/http), sse-check's matrix predicts what openai-python and
+openai-node do; the real clients then run on the same bytes
+(checker.oracles.openai_python and tests/oracles/node) and the two must agree:
+
+* ``breaks``   ⇔ the client raises (or, for openai-python, ``get_final_response()``
+  has no response.completed to return);
+* ``ok``       ⇒ it finishes, and a completed response's output is the items the
+  stream finished, with the streamed text;
+* ``degraded`` ⇒ it finishes (what it loses is not visible in its result).
+
+Where the two cannot agree for a documented reason, ``KNOWN_DISAGREEMENTS``
+says why and the test is a strict xfail, so the day the reason goes away the
+test says so. Keep these tests: a client release that changes behaviour
+shows up here first.
+
+Captures with an ``X.clients.json`` sidecar (real-world/, llama.cpp/) also
+declare their whole expected matrix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_corpus import CAPTURES, Declaration, declaration, rel
+
+import node_oracle
+from checker.captures import sidecar
+from checker.compat import matrix
+from checker.engine import LintResult, StreamLinter
+from checker.http_checks import is_probe_meta
+from checker.oracles import Outcome, disagreement
+from checker.profiles import get_profile
+
+
+def _probe_exchange(path: Path) -> bool:
+    meta = sidecar(path, "meta")
+    return meta.is_file() and is_probe_meta(json.loads(meta.read_text()))
+
+
+# Probe captures (captures/http: X.meta.json records an HTTP exchange: a status, a stall, a non-streaming
+# answer) are left out: the oracles replay a body as a 200 event stream, which is not what those clients saw.
+ALL = sorted(p for p in CAPTURES.rglob("*.sse") if not _probe_exchange(p))
+DECLARED_MATRICES = sorted(p for p in ALL if p.with_name(p.name[: -len(".sse")] + ".clients.json").is_file())
+
+_LIMIT = ("sse-check's own {limit} limit (declared by the capture) skips {what}; the client has no such limit "
+          "and reads it, so the findings after the skip describe a stream the client never saw")
+# (client, capture) -> why prediction and reality cannot agree.
+KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
+    ("openai-python", "rules/SSE021-event-too-large.sse"):
+        _LIMIT.format(limit="max-event-bytes", what="response.completed (LIF006 follows)"),
+    ("openai-node", "rules/SSE026-json-too-deep.sse"):
+        _LIMIT.format(limit="JSON depth", what="a vendor event that openai-node rejects as unhandled"),
+}
+
+
+def _lint(path: Path) -> tuple[LintResult, StreamLinter]:
+    """The capture under the openai profile (every rule on) with its declared limits and request."""
+    decl: Declaration = declaration(path)
+    linter = StreamLinter(profile=get_profile("openai"), request=decl.request, limits=decl.limits)
+    linter.feed(path.read_bytes())
+    return linter.close(), linter
+
+
+def _cases(client: str) -> list[Any]:
+    cases = []
+    for path in ALL:
+        reason = KNOWN_DISAGREEMENTS.get((client, rel(path)))
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        cases.append(pytest.param(path, id=rel(path), marks=marks))
+    return cases
+
+
+def _texts(linter: StreamLinter) -> list[str | None]:
+    """What the stream carried per finished item, in output order: a message's text, a call's arguments."""
+    done = [(n, item) for n, item in enumerate(linter.machine.item_texts()) if item["done"]]
+    done.sort(key=lambda pair: (pair[1]["output_index"] if type(pair[1]["output_index"]) is int else 1 << 30,
+                                pair[0]))
+    texts: list[str | None] = []
+    for _, item in done:
+        if item["type"] == "message":
+            texts.append("".join(part["text"] for part in item["content"]))
+        elif item["type"] == "function_call":
+            texts.append(item["arguments"])
+        else:
+            texts.append(None)
+    return texts
+
+
+def _agree(client: str, path: Path, outcome: Outcome) -> None:
+    result, linter = _lint(path)
+    cell = matrix(result)[client]
+    problem = disagreement(cell.verdict, outcome, result)
+    decided = f"{cell.finding.code} ({cell.symptom})" if cell.finding else "no finding"
+    assert problem is None, f"{rel(path)}: {problem}; the matrix's reason: {decided}"
+    if cell.verdict.name == "OK" and outcome.status == "completed" and outcome.terminal == "response.completed":
+        for item, streamed in zip(outcome.output, _texts(linter), strict=True):
+            if streamed is not None:
+                assert item.text == streamed, f"{rel(path)}: {item.type} {item.id}: the text differs from the stream"
+
+
+# --- openai-python ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", _cases("openai-python"))
+def test_openai_python_does_what_the_matrix_predicts(path: Path) -> None:
+    from checker.oracles.openai_python import run
+
+    _agree("openai-python", path, run(path.read_bytes(), mode="client"))
+
+
+STATE_MODE = sorted(p for p in ALL if p.parts[-2] in ("conforming", "real-world"))
+
+
+@pytest.mark.parametrize("path", STATE_MODE, ids=rel)
+def test_the_accumulator_alone_behaves_like_the_whole_client(path: Path) -> None:
+    """The oracle's `state` mode (sse-check's decoder + the SDK's ResponseStreamState) on well-framed streams."""
+    from checker.oracles.openai_python import run
+
+    whole, state = run(path.read_bytes(), mode="client"), run(path.read_bytes(), mode="state")
+    assert (state.raised, state.status, state.output) == (whole.raised, whole.status, whole.output)
+
+
+def test_the_oracle_reports_the_sdk_errors_verbatim() -> None:
+    from checker.oracles.openai_python import run
+
+    cut = run((CAPTURES / "real-world" / "missing-terminal-event.sse").read_bytes())
+    assert cut.raised == "RuntimeError: Didn't receive a `response.completed` event."
+    error = run((CAPTURES / "rules" / "LIF014-top-level-error-field.sse").read_bytes())
+    assert error.raised is not None and error.raised.startswith("APIError: ")
+    failed = run((CAPTURES / "conforming" / "failed.sse").read_bytes())
+    assert (failed.raised, failed.status, failed.terminal) == (None, "failed", "response.failed")
+
+
+# --- openai-node -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def node_outcomes() -> dict[Path, Outcome]:
+    try:
+        target = node_oracle.ensure_installed()
+    except node_oracle.NodeOracleUnavailable as exc:
+        if os.environ.get(node_oracle.REQUIRE_ENV):
+            pytest.fail(f"the openai-node oracle is required here: {exc}")
+        pytest.skip(f"openai-node oracle not available: {exc}")
+    outcomes = node_oracle.run(ALL, target)
+    assert len(outcomes) == len(ALL)
+    return {path: Outcome.from_dict(raw) for path, raw in zip(ALL, outcomes)}
+
+
+@pytest.mark.parametrize("path", _cases("openai-node"))
+def test_openai_node_does_what_the_matrix_predicts(path: Path, node_outcomes: dict[Path, Outcome]) -> None:
+    _agree("openai-node", path, node_outcomes[path])
+
+
+def test_the_node_oracle_runs_the_pinned_release(node_outcomes: dict[Path, Outcome]) -> None:
+    lock = json.loads((node_oracle.SOURCE / "package-lock.json").read_text())
+    pinned = lock["packages"]["node_modules/openai"]["version"]
+    assert {o.version for o in node_outcomes.values()} == {pinned}
+
+
+# --- declared matrices -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", DECLARED_MATRICES, ids=rel)
+def test_the_matrix_is_the_declared_one(path: Path) -> None:
+    declared = json.loads(path.with_name(path.name[: -len(".sse")] + ".clients.json").read_text())
+    result, _ = _lint(path)
+    assert matrix(result).verdicts() == declared
+
+
+def test_the_real_world_corpus_covers_the_bugs_of_the_spec() -> None:
+    names = {p.stem for p in ALL if p.parts[-2] == "real-world"}
+    assert names >= {"vllm-content-index-not-reset", "litellm-no-content-part", "ollama-summary-without-part",
+                     "llama.cpp-delayed-reasoning-done", "codex-backend-empty-output", "missing-terminal-event"}
+    assert {p.stem for p in DECLARED_MATRICES if p.parts[-2] == "real-world"} == names
+
+
+@pytest.mark.parametrize("path", ALL, ids=rel)
+def test_every_verdict_but_ok_says_which_finding_and_what_the_user_sees(path: Path) -> None:
+    result, _ = _lint(path)
+    for cell in matrix(result).cells:
+        if cell.verdict.name == "OK":
+            assert cell.finding is None and cell.symptom is None
+            continue
+        assert cell.finding is not None and cell.symptom, (rel(path), cell.client)
+        assert not re.search(r"\{[a-z_]+(![rs])?\}", cell.symptom), (rel(path), cell.client, cell.symptom)
