@@ -36,7 +36,7 @@ from checker.replay.dialects import DEFAULT_FIELD, DIALECTS, FIELDS
 
 HELP = "check the messages a client sends back (reasoning replay) against case files"
 REPORT_VERSION = 1
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "junit", "markdown", "github")  # the CI ones: checker/replay/formats.py
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -97,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         json.dump(report_document(results, target, args.files), stream, indent=2, ensure_ascii=False)
         stream.write("\n")
+    elif args.format in ("junit", "markdown", "github"):
+        from checker.replay.formats import RENDERERS
+
+        RENDERERS[args.format](results, target, stream)
     else:
         render_text(results, target, stream, color=args.color)
     return 1 if any(r.status == "failed" for r in results) else 0

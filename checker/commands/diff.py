@@ -1,0 +1,151 @@
+"""``sse-check diff OLD NEW``: what changed between two builds' streams.
+
+OLD and NEW are two captures, or two directories of captures paired by
+scenario name (the path below the directory, without ``.sse``). Prints the
+changes in words; exit 1 when anything changed (grammar, fields, findings,
+final output, a scenario missing on one side), 0 when nothing did, 2 on
+usage or I/O errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from rich.text import Text
+
+from checker import __version__
+from checker.captures import CAPTURE_SUFFIX, read_chunks, request_for
+from checker.commands.common import open_output
+from checker.diff import Change, ShapeBuilder, StreamShape, compare
+from checker.engine import LintResult, StreamLinter
+from checker.errors import UsageError
+from checker.profiles import PROFILES, get_profile
+
+HELP = "compare two captures (or two directories of captures) of the same scenarios: grammar, findings, output"
+REPORT_VERSION = 1
+ASPECTS = {"grammar": "event grammar", "fields": "fields", "findings": "findings", "output": "final output",
+           "scenario": "scenarios"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", metavar="OLD", help="the earlier build's capture, or a directory of them")
+    parser.add_argument("new", metavar="NEW", help="the later build's capture, or a directory of them")
+    parser.add_argument("--profile", default="openai", choices=sorted(PROFILES),
+                        help="the profile both sides are linted under for the findings (default: openai)")
+    parser.add_argument("--format", default="text", choices=["text", "json"], help="report format (default: text)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
+                        help="colour in the text report (NO_COLOR is honoured)")
+
+
+@dataclass(slots=True)
+class ScenarioDiff:
+    name: str
+    old: str | None
+    new: str | None
+    changes: list[Change] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"scenario": self.name, "old": self.old, "new": self.new, "changed": bool(self.changes),
+                "changes": [c.as_dict() for c in self.changes]}
+
+
+def pair(old: Path, new: Path) -> list[tuple[str, Path | None, Path | None]]:
+    """(scenario, old file, new file): one pair for two files, by scenario name for two directories."""
+    if old.is_dir() != new.is_dir():
+        raise UsageError("OLD and NEW must both be captures or both be directories")
+    if not old.is_dir():
+        for path in (old, new):
+            if not path.is_file():
+                raise UsageError(f"{path}: no such capture")
+        return [(old.name.removesuffix(CAPTURE_SUFFIX), old, new)]
+    a, b = _scenarios(old), _scenarios(new)
+    if not a and not b:
+        raise UsageError(f"no {CAPTURE_SUFFIX} captures in {old} or {new}")
+    return [(name, a.get(name), b.get(name)) for name in sorted(a.keys() | b.keys())]
+
+
+def _scenarios(directory: Path) -> dict[str, Path]:
+    return {
+        p.relative_to(directory).as_posix().removesuffix(CAPTURE_SUFFIX): p
+        for p in sorted(directory.rglob(f"*{CAPTURE_SUFFIX}")) if p.is_file()
+    }
+
+
+def read(path: Path, options: dict[str, Any]) -> tuple[StreamShape, LintResult]:
+    """One pass over a capture: its shape and its lint."""
+    builder = ShapeBuilder()
+    linter = StreamLinter(request=request_for(path), **options)
+    for chunk in read_chunks(path):
+        builder.feed(chunk)
+        linter.feed(chunk)
+    return builder.close(), linter.close()
+
+
+def diff_pair(name: str, old: Path | None, new: Path | None, options: dict[str, Any]) -> ScenarioDiff:
+    result = ScenarioDiff(name, str(old) if old else None, str(new) if new else None)
+    if old is None or new is None:
+        side = "NEW" if new is None else "OLD"
+        kind = "missing" if new is None else "added"
+        text = f"scenario {name} is missing in {side}" if new is None else f"scenario {name} is new (not in OLD)"
+        result.changes.append(Change(aspect="scenario", kind=kind, text=text, details={"scenario": name}))
+        return result
+    old_shape, old_lint = read(old, options)
+    new_shape, new_lint = read(new, options)
+    result.changes = compare(old_shape, new_shape, old_lint.findings, new_lint.findings)
+    return result
+
+
+def run(args: argparse.Namespace) -> int:
+    # Both sides under the same profile, with the engine's default limits.
+    options: dict[str, Any] = {"profile": get_profile(args.profile)}
+    pairs = pair(Path(args.old), Path(args.new))
+    diffs = [diff_pair(name, a, b, options) for name, a, b in pairs]
+    with open_output(args.output) as stream:
+        if args.format == "json":
+            json.dump(document(diffs, args), stream, indent=2, ensure_ascii=False)
+            stream.write("\n")
+        else:
+            render_text(diffs, stream, color=args.color)
+    return 1 if any(d.changes for d in diffs) else 0
+
+
+def document(diffs: list[ScenarioDiff], args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "version": REPORT_VERSION,
+        "tool": {"name": "sse-check", "version": __version__},
+        "command": "diff",
+        "profile": args.profile,
+        "old": args.old,
+        "new": args.new,
+        "changed": any(d.changes for d in diffs),
+        "scenarios": [d.as_dict() for d in diffs],
+        "summary": {"scenarios": len(diffs), "changed": sum(bool(d.changes) for d in diffs)},
+    }
+
+
+STYLE = {"new": "red", "gone": "green", "moved": "yellow", "renamed": "yellow", "dropped": "red",
+         "added": "cyan", "disappeared": "red", "appeared": "cyan", "missing": "red"}
+
+
+def render_text(diffs: list[ScenarioDiff], stream: IO[str], *, color: str = "auto") -> None:
+    from checker.console import make_console
+
+    console = make_console(stream, color)
+    for d in diffs:
+        verdict = Text("changed", style="bold yellow") if d.changes else Text("same", style="bold green")
+        sides = f"{d.old or '(none)'} → {d.new or '(none)'}"
+        console.print(Text.assemble(verdict, " ", (d.name, "bold"), f"  ({sides})"))
+        for aspect, title in ASPECTS.items():
+            changes = [c for c in d.changes if c.aspect == aspect]
+            if not changes:
+                continue
+            console.print(Text(f"  {title}", style="bold"))
+            for change in changes:
+                console.print(Text(f"    - {change.text}", style=STYLE.get(change.kind, "")))
+    changed = sum(bool(d.changes) for d in diffs)
+    console.print(f"{len(diffs)} scenario(s): {changed} changed, {len(diffs) - changed} the same")

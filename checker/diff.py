@@ -1,0 +1,374 @@
+"""What changed between two streams of the same scenario (two builds of a server).
+
+Three things are compared, each abstracted from what legitimately changes
+from run to run (ids, text, the number of deltas):
+
+* the **event grammar**: per lane (the response's lifecycle, and each output
+  item, named by its type and rank: "reasoning", "function call #2"), the
+  sequence of event types, with a run of deltas counted as one; the global
+  order of the non-delta events across lanes (so a ``done`` that now arrives
+  after another item's ``added`` is seen); and the top-level fields every
+  event of a type carries (so "sequence_number disappeared" is seen);
+* the **findings**, by rule code and normalised message (as baselines do);
+* the **final output shape**: the terminal event type and the item types of
+  its ``response.output``, in order.
+
+Sans-I/O like the engine: :class:`ShapeBuilder` is fed bytes; the
+``sse-check diff`` command reads the files.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from checker.baseline import normalise_message
+from checker.findings import Finding
+from checker.sse import SSEDecoder, SSEEvent
+
+RESPONSE_LANE = "response"
+# Past this many reorderings a diff is a different stream, not a reordering: say how many more.
+MAX_MOVES_SHOWN = 10
+_ITEM_WORDS = {"message": "message", "reasoning": "reasoning", "function_call": "function call"}
+
+Landmark = tuple[str, str, int]  # (lane, event symbol, occurrence of that pair)
+
+
+def short_type(etype: str) -> str:
+    return etype.removeprefix("response.") if etype != "response" else etype
+
+
+@dataclass(slots=True)
+class StreamShape:
+    """A stream abstracted from ids and text."""
+
+    lanes: dict[str, list[str]] = field(default_factory=dict)  # lane -> event symbols, delta runs as one
+    landmarks: list[tuple[str, str]] = field(default_factory=list)  # non-delta events in order: (lane, symbol)
+    fields: dict[str, frozenset[str]] = field(default_factory=dict)  # symbol -> keys on every event of it
+    output: tuple[str, ...] | None = None  # item types of the terminal event's response.output
+    terminal: str | None = None
+    events: int = 0
+
+
+class ShapeBuilder:
+    """Feed a capture's bytes; ``close()`` returns its :class:`StreamShape`."""
+
+    def __init__(self) -> None:
+        self._decoder = SSEDecoder()
+        self.shape = StreamShape()
+        self._lane_of_id: dict[str, str] = {}
+        self._lane_by_index: list[str] = []
+        self._per_type: Counter[str] = Counter()
+
+    def feed(self, chunk: bytes) -> None:
+        self._take(self._decoder.feed(chunk))
+
+    def close(self) -> StreamShape:
+        self._take(self._decoder.close())
+        return self.shape
+
+    def _take(self, items: Iterable[Any]) -> None:
+        for item in items:
+            if isinstance(item, SSEEvent):
+                self._event(item)
+
+    def _event(self, ev: SSEEvent) -> None:
+        self.shape.events += 1
+        if ev.data.strip() == b"[DONE]":
+            self._add(RESPONSE_LANE, "[DONE]", None)
+            return
+        try:
+            obj = orjson.loads(ev.data)
+        except orjson.JSONDecodeError:
+            self._add(RESPONSE_LANE, "(not JSON)", None)
+            return
+        if not isinstance(obj, dict):
+            self._add(RESPONSE_LANE, "(not an object)", None)
+            return
+        etype = obj.get("type")
+        symbol = short_type(etype) if isinstance(etype, str) else "(no type)"
+        self._add(self._lane(symbol, obj), symbol, obj)
+        if symbol in ("completed", "incomplete", "failed"):
+            self.shape.terminal = symbol
+            response = obj.get("response")
+            output = response.get("output") if isinstance(response, dict) else None
+            if isinstance(output, list):
+                self.shape.output = tuple(
+                    str(it.get("type")) if isinstance(it, dict) else "?" for it in output
+                )
+
+    def _lane(self, symbol: str, obj: dict[str, Any]) -> str:
+        item = obj.get("item")
+        if isinstance(item, dict):
+            item_id = item.get("id") if isinstance(item.get("id"), str) else None
+            if item_id is not None and item_id in self._lane_of_id:
+                return self._lane_of_id[item_id]
+            if symbol != "output_item.added":
+                lane = self._by_index(obj)
+                if lane is not None:
+                    return lane
+            # An added item, or a done for an item never seen: a lane of its own.
+            return self._new_lane(item, item_id)
+        item_id = obj.get("item_id")
+        if isinstance(item_id, str) and item_id in self._lane_of_id:
+            return self._lane_of_id[item_id]
+        lane = self._by_index(obj)
+        if lane is not None:
+            return lane
+        if isinstance(item_id, str) or "output_index" in obj:
+            return "unknown item"
+        return RESPONSE_LANE
+
+    def _by_index(self, obj: dict[str, Any]) -> str | None:
+        index = obj.get("output_index")
+        if type(index) is int and 0 <= index < len(self._lane_by_index):
+            return self._lane_by_index[index]
+        return None
+
+    def _new_lane(self, item: dict[str, Any], item_id: str | None) -> str:
+        kind = item.get("type") if isinstance(item.get("type"), str) else "item"
+        word = _ITEM_WORDS.get(kind, kind)
+        self._per_type[word] += 1
+        rank = self._per_type[word]
+        lane = word if rank == 1 else f"{word} #{rank}"
+        if item_id is not None:
+            self._lane_of_id[item_id] = lane
+        self._lane_by_index.append(lane)
+        return lane
+
+    def _add(self, lane: str, symbol: str, obj: dict[str, Any] | None) -> None:
+        shape = self.shape
+        sequence = shape.lanes.setdefault(lane, [])
+        delta = symbol.endswith(".delta")
+        if not (delta and sequence and sequence[-1] == symbol):
+            sequence.append(symbol)
+        if not delta:
+            shape.landmarks.append((lane, symbol))
+        if obj is not None:
+            keys = frozenset(obj)
+            shape.fields[symbol] = shape.fields[symbol] & keys if symbol in shape.fields else keys
+
+
+def shape_of(data: bytes) -> StreamShape:
+    builder = ShapeBuilder()
+    builder.feed(data)
+    return builder.close()
+
+
+# --- comparing -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    """One difference, in words, with machine-usable details."""
+
+    aspect: str  # grammar | fields | findings | output | scenario
+    kind: str  # moved | renamed | dropped | added | lane-dropped | lane-added | disappeared | appeared | new | gone | changed
+    text: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"aspect": self.aspect, "kind": self.kind, "text": self.text, "details": self.details}
+
+
+def _noun(lane: str) -> str:
+    """'reasoning item', 'message', 'function call #2', 'response'."""
+    if lane.startswith("reasoning"):
+        return lane.replace("reasoning", "reasoning item", 1)
+    return lane
+
+
+def _whose(lane: str) -> str:
+    return f"the {_noun(lane)}'s"
+
+
+def _in(lane: str) -> str:
+    return "the response's lifecycle" if lane == RESPONSE_LANE else f"the {_noun(lane)}"
+
+
+def compare_grammar(old: StreamShape, new: StreamShape) -> list[Change]:
+    changes: list[Change] = []
+    renames: dict[tuple[str, str], list[str]] = {}
+    for lane in _ordered(old.lanes, new.lanes):
+        if lane not in new.lanes:
+            changes.append(Change(aspect="grammar", kind="lane-dropped",
+                                  text=f"the {_noun(lane)} disappeared" if lane != RESPONSE_LANE
+                                  else "the response's lifecycle events disappeared", details={"lane": lane}))
+            continue
+        if lane not in old.lanes:
+            changes.append(Change(aspect="grammar", kind="lane-added",
+                                  text=f"a new {_noun(lane)} appears ({', '.join(f'`{s}`' for s in new.lanes[lane])})",
+                                  details={"lane": lane, "events": new.lanes[lane]}))
+            continue
+        a, b = old.lanes[lane], new.lanes[lane]
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+            if tag == "equal":
+                continue
+            if tag == "replace" and i2 - i1 == j2 - j1:
+                for x, y in zip(a[i1:i2], b[j1:j2]):
+                    renames.setdefault((x, y), []).append(lane)
+                continue
+            for symbol in a[i1:i2] if tag in ("delete", "replace") else ():
+                changes.append(Change(aspect="grammar", kind="dropped",
+                                      text=f"`{symbol}` disappeared from {_in(lane)}",
+                                      details={"lane": lane, "event": symbol}))
+            for symbol in b[j1:j2] if tag in ("insert", "replace") else ():
+                changes.append(Change(aspect="grammar", kind="added",
+                                      text=f"`{symbol}` is new in {_in(lane)}",
+                                      details={"lane": lane, "event": symbol}))
+    for (x, y), lanes in renames.items():
+        unique = list(dict.fromkeys(lanes))
+        where = ", ".join(_in(lane) for lane in unique)
+        changes.append(Change(aspect="grammar", kind="renamed", text=f"`{x}` is now `{y}` (in {where})",
+                              details={"old": x, "new": y, "lanes": unique}))
+    changes.extend(_moves(old.landmarks, new.landmarks))
+    return changes
+
+
+def _ordered(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    return list(dict.fromkeys([*a, *b]))
+
+
+def _numbered(marks: list[tuple[str, str]]) -> list[Landmark]:
+    seen: Counter[tuple[str, str]] = Counter()
+    out: list[Landmark] = []
+    for mark in marks:
+        out.append((mark[0], mark[1], seen[mark]))
+        seen[mark] += 1
+    return out
+
+
+def _moves(old_marks: list[tuple[str, str]], new_marks: list[tuple[str, str]]) -> list[Change]:
+    """Reorderings of the non-delta events that both streams have, as "X now arrives after Y"."""
+    a, b = _numbered(old_marks), _numbered(new_marks)
+    common = set(a) & set(b)
+    a = [m for m in a if m in common]
+    b = [m for m in b if m in common]
+    if a == b:
+        return []
+    kept: set[Landmark] = set()
+    for block in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_matching_blocks():
+        kept.update(a[block.a: block.a + block.size])
+    old_pos = {m: i for i, m in enumerate(a)}
+    new_pos = {m: i for i, m in enumerate(b)}
+    changes: list[Change] = []
+    said: set[tuple[Landmark, Landmark]] = set()
+    moved_all = [m for m in b if m not in kept]
+    for done, moved in enumerate(moved_all):
+        if len(changes) == MAX_MOVES_SHOWN:
+            # Each phrase costs a scan of the stream: past the shown ones, only count.
+            rest = len(moved_all) - done
+            changes.append(Change(aspect="grammar", kind="moved", text=f"… and {rest} more reordered event(s)",
+                                  details={"more": rest}))
+            break
+        # The crossing closest to the moved event: what it now follows, or what now follows it.
+        now_before = [m for m in b[: new_pos[moved]] if old_pos[m] > old_pos[moved]]
+        now_after = [m for m in b[new_pos[moved] + 1:] if old_pos[m] < old_pos[moved]]
+        # Always phrased as "the one that came first before now arrives after the other".
+        pair = (moved, now_before[-1]) if now_before else (now_after[0], moved) if now_after else None
+        if pair is None or pair in said:
+            continue
+        said.add(pair)
+        (lane, symbol, _), (other_lane, other_symbol, _) = pair
+        changes.append(Change(
+            aspect="grammar", kind="moved",
+            text=f"{_whose(lane)} `{symbol}` now arrives after {_whose(other_lane)} `{other_symbol}`",
+            details={"lane": lane, "event": symbol, "after_lane": other_lane, "after_event": other_symbol},
+        ))
+    return changes
+
+
+def compare_fields(old: StreamShape, new: StreamShape) -> list[Change]:
+    """Top-level fields that every event of a type carried and no longer does (or the reverse)."""
+    gone: dict[str, list[str]] = {}
+    came: dict[str, list[str]] = {}
+    for symbol in old.fields.keys() & new.fields.keys():
+        for key in sorted(old.fields[symbol] - new.fields[symbol]):
+            gone.setdefault(key, []).append(symbol)
+        for key in sorted(new.fields[symbol] - old.fields[symbol]):
+            came.setdefault(key, []).append(symbol)
+    changes: list[Change] = []
+    for key, symbols in sorted(gone.items()):
+        had = [s for s in old.fields if key in old.fields[s] and s in new.fields]
+        changes.append(_field_change("disappeared", key, sorted(symbols), everywhere=len(symbols) == len(had)))
+    for key, symbols in sorted(came.items()):
+        has = [s for s in new.fields if key in new.fields[s] and s in old.fields]
+        changes.append(_field_change("appeared", key, sorted(symbols), everywhere=len(symbols) == len(has)))
+    return changes
+
+
+def _field_change(kind: str, key: str, symbols: list[str], *, everywhere: bool) -> Change:
+    on = "from" if kind == "disappeared" else "on"
+    if len(symbols) == 1:
+        where = f"{on} `{symbols[0]}`"
+    elif everywhere:
+        where = f"{on} every event ({len(symbols)} event types)"
+    else:
+        shown = ", ".join(f"`{s}`" for s in symbols[:6]) + (" …" if len(symbols) > 6 else "")
+        where = f"{on} {len(symbols)} event types ({shown})"
+    return Change(aspect="fields", kind=kind, text=f"`{key}` {kind} {where}",
+                  details={"field": key, "events": symbols})
+
+
+def compare_findings(old: Iterable[Finding], new: Iterable[Finding]) -> list[Change]:
+    def keyed(findings: Iterable[Finding]) -> dict[tuple[str, str], Finding]:
+        out: dict[tuple[str, str], Finding] = {}
+        for f in findings:
+            out.setdefault((f.code, normalise_message(f.message)), f)
+        return out
+
+    a, b = keyed(old), keyed(new)
+    changes = [
+        Change(aspect="findings", kind="new", text=f"new finding {code} ({f.severity}): {f.message}",
+               details={"code": code, "severity": str(f.severity), "message": f.message})
+        for (code, norm), f in b.items() if (code, norm) not in a
+    ]
+    changes += [
+        Change(aspect="findings", kind="gone", text=f"finding gone {code} ({f.severity}): {f.message}",
+               details={"code": code, "severity": str(f.severity), "message": f.message})
+        for (code, norm), f in a.items() if (code, norm) not in b
+    ]
+    return changes
+
+
+def compare_output(old: StreamShape, new: StreamShape) -> list[Change]:
+    changes: list[Change] = []
+    if old.terminal != new.terminal:
+        changes.append(Change(
+            aspect="output", kind="changed",
+            text=f"the stream now ends with {_terminal(new.terminal)} (was {_terminal(old.terminal)})",
+            details={"field": "terminal", "old": old.terminal, "new": new.terminal},
+        ))
+    if old.output != new.output:
+        changes.append(Change(
+            aspect="output", kind="changed",
+            text=f"the final output is now {_items(new.output)} (was {_items(old.output)})",
+            details={"field": "output", "old": list(old.output or ()), "new": list(new.output or ())},
+        ))
+    return changes
+
+
+def _terminal(symbol: str | None) -> str:
+    return f"`response.{symbol}`" if symbol else "no terminal event"
+
+
+def _items(types: tuple[str, ...] | None) -> str:
+    if types is None:
+        return "absent"
+    return "[" + ", ".join(types) + "]" if types else "empty"
+
+
+def compare(old: StreamShape, new: StreamShape, old_findings: Iterable[Finding] = (),
+            new_findings: Iterable[Finding] = ()) -> list[Change]:
+    """Every change from OLD to NEW: grammar, fields, findings, final output (in that order)."""
+    return [
+        *compare_grammar(old, new),
+        *compare_fields(old, new),
+        *compare_findings(old_findings, new_findings),
+        *compare_output(old, new),
+    ]

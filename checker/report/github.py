@@ -1,0 +1,80 @@
+"""GitHub Actions workflow commands: findings become annotations on the run and the pull request.
+
+``::error file=F,line=L,title=T::MESSAGE`` per finding that matters: every
+error and warning, and info findings when ``--fail-on info`` makes them fail
+the gate. Other info findings (known deviations of a profile, notes) are
+printed as plain log lines, because GitHub shows only a handful of
+annotations per step and they would crowd out the real ones. The escaping is
+the one the Actions runner undoes (``%``, CR, LF in the message; also ``:``
+and ``,`` in properties).
+"""
+
+from __future__ import annotations
+
+from typing import IO
+
+from checker.engine import LintResult
+from checker.findings import Finding, Severity
+from checker.report import ReportOptions, Summary
+from checker.report.junit import finding_line
+
+COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(name: str, finding: Finding) -> str:
+    pos = finding.position
+    title = f"{finding.code} {finding.name}"
+    message = finding.message
+    if pos.event_type:
+        message += f" (event {pos.event_type})"
+    if finding.occurrences > 1:
+        message += f" ×{finding.occurrences}"
+    if finding.known_deviation:
+        message += f"\nknown deviation: {finding.known_deviation}"
+    elif finding.clients:
+        message += f"\nbreaks: {', '.join(finding.clients)}"
+    props = f"file={escape_property(name)},line={max(1, pos.line)},title={escape_property(title)}"
+    return f"::{COMMAND[finding.severity]} {props}::{escape_data(message)}"
+
+
+class GithubReporter:
+    def __init__(self, stream: IO[str], options: ReportOptions) -> None:
+        self.stream = stream
+        self.options = options
+
+    def start(self) -> None:
+        pass
+
+    def file(self, name: str, result: LintResult) -> None:
+        write = self.stream.write
+        failed = any(f.severity >= self.options.fail_on for f in result.findings)
+        write(f"{'FAIL' if failed else 'ok'} {name} ({result.events} events, profile {result.profile})\n")
+        quiet: list[Finding] = []
+        for finding in result.findings:
+            if finding.severity >= Severity.WARNING or finding.severity >= self.options.fail_on:
+                write(annotation(name, finding) + "\n")
+            else:
+                quiet.append(finding)
+        if quiet:
+            # Folded in the log: known deviations and notes are there when someone looks.
+            write(f"::group::{len(quiet)} info finding(s) in {escape_data(name)}\n")
+            for finding in quiet:
+                write(f"{finding_line(finding)}\n")
+            write("::endgroup::\n")
+
+    def finish(self, summary: Summary) -> None:
+        for message in summary.io_errors:
+            self.stream.write(f"::error title=sse-check::{escape_data(message)}\n")
+        line = (f"{summary.files} capture(s): {summary.failed_files} failed at --fail-on {self.options.fail_on}; "
+                f"{summary.errors} error(s), {summary.warnings} warning(s), {summary.infos} info")
+        if summary.baselined:
+            line += f"; {summary.baselined} finding(s) hidden by the baseline"
+        self.stream.write(line + "\n")
