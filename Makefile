@@ -14,7 +14,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# The main job: lint the bundled captures (clean and broken ones).
+# The main job: lint the bundled captures (clean and broken ones), then probe a live server: the replay
+# server of the real llama-server captures, started in the background and stopped by its pid, even on failure.
 demo: $(STAMP)
 	@echo "== conforming streams (expect: all ok)"
 	$(BIN)/sse-check lint captures/conforming --color always || true
@@ -22,9 +23,27 @@ demo: $(STAMP)
 	$(BIN)/sse-check lint captures/llama.cpp/reasoning_one_call.sse captures/llama.cpp/reasoning_text_truncated.sse --profile llama.cpp --fail-on warning --color always || true
 	@echo "== the same streams under --profile openai (what strict clients see), with a timeline"
 	$(BIN)/sse-check lint captures/llama.cpp/reasoning_one_call.sse --profile openai --timeline --color always || true
+	@echo "== which clients break on the real-world bugs, with the real openai-python run next to the prediction"
+	$(BIN)/sse-check lint captures/real-world --oracle openai-python --color always || true
 	@echo "== broken examples, one per rule (summary table at the end)"
 	$(BIN)/sse-check lint captures/rules --color always > $(VENV)/demo-rules.txt || true
 	@tail -n 12 $(VENV)/demo-rules.txt
+	@echo "== the same captures as one self-contained HTML page (swimlanes per item, findings, clients)"
+	$(BIN)/sse-check lint captures/conforming captures/llama.cpp captures/rules --format html -o $(VENV)/report.html || true
+	@echo "open $(VENV)/report.html in a browser"
+	@echo "== a live probe: sse-check serve captures/llama.cpp --port 0 in the background, sse-check probe against it"
+	@log=$(VENV)/demo-serve.log; rm -f $$log; \
+	$(BIN)/sse-check serve captures/llama.cpp --port 0 > $$log 2>&1 & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT INT TERM; \
+	url=; for i in $$(seq 100); do url=$$(sed -n 's/^serving [0-9]* captures on //p' $$log); \
+	  [ -n "$$url" ] && break; sleep 0.1; done; \
+	if [ -z "$$url" ]; then echo "sse-check serve did not start:"; cat $$log; exit 1; fi; \
+	echo "\$$ sse-check probe $$url --model tiny-qwen3 --profile llama.cpp"; \
+	$(BIN)/sse-check probe $$url --model tiny-qwen3 --profile llama.cpp --color always > $(VENV)/demo-probe.txt || true; \
+	head -n 6 $(VENV)/demo-probe.txt; echo "  …"; tail -n 13 $(VENV)/demo-probe.txt; \
+	echo "\$$ sse-check probe $$url --model tiny-qwen3 -s plain_text -H 'X-SSE-Check-Fault: stall-after=700' --idle-timeout 1 --profile llama.cpp --select HTP,SSE,LIF006"; \
+	$(BIN)/sse-check probe $$url --model tiny-qwen3 -s plain_text -H 'X-SSE-Check-Fault: stall-after=700' \
+	  --idle-timeout 1 --profile llama.cpp --select HTP,SSE,LIF006 --color always || true
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -24,7 +24,9 @@ COMMANDS: dict[str, str] = {
     "lint": "checker.commands.lint",
     "rules": "checker.commands.rules",
     "serve": "checker.live.serve_command",
+    "probe": "checker.live.probe_command",
     "replay": "checker.replay.command",
+    "diff": "checker.commands.diff",
 }
 
 EXIT_OK = 0

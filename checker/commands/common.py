@@ -11,11 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from checker.baseline import BaselineRun
+from checker.baseline import load as load_baseline
+from checker.baseline import save as save_baseline
 from checker.engine import Limits
 from checker.errors import UsageError
 from checker.findings import Severity
 from checker.profiles import PROFILES, get_profile
-from checker.report import REPORTERS, ReportOptions
+from checker.report import ReportOptions, reporter_names
 from checker.rules import RULES
 
 
@@ -27,13 +30,19 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
                         help="skip these rules (codes, prefixes or names); repeatable")
     parser.add_argument("--fail-on", default="warning", choices=["error", "warning", "info"],
                         help="lowest severity that makes the exit code 1 (default: warning)")
-    parser.add_argument("--format", default="text", choices=sorted(REPORTERS), help="report format (default: text)")
+    parser.add_argument("--format", default="text", choices=reporter_names(), help="report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
                         help="colour in the text report (NO_COLOR is honoured)")
     parser.add_argument("--timeline", action="store_true", help="draw an event timeline per capture (text format)")
+    parser.add_argument("--clients", action="store_true",
+                        help="show which clients break, degrade or work on each stream, and why (text and JSON)")
     parser.add_argument("--all-occurrences", action="store_true",
                         help="report every occurrence instead of the first one with a count")
+    parser.add_argument("--baseline", metavar="FILE",
+                        help="hide the findings recorded in FILE (known debt): report and fail only on new ones")
+    parser.add_argument("--write-baseline", metavar="FILE",
+                        help="record today's findings in FILE (by rule, scenario and fingerprint); exits 0")
     parser.add_argument("--max-line-bytes", type=_size, default=Limits().max_line_bytes, metavar="N",
                         help="longest line accepted (default 16 MiB); longer lines are skipped with a finding")
     parser.add_argument("--max-event-bytes", type=_size, default=Limits().max_event_bytes, metavar="N",
@@ -102,6 +111,7 @@ def report_options(args: argparse.Namespace, *, command: str) -> ReportOptions:
         fail_on=Severity.parse(args.fail_on),
         color=args.color,
         timeline=args.timeline,
+        clients=bool(getattr(args, "clients", False) or getattr(args, "oracle", None)),
     )
 
 
@@ -121,3 +131,24 @@ def open_output(path: str | None) -> Iterator[IO[str]]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def baseline_run(args: argparse.Namespace) -> BaselineRun:
+    """The run's baseline use from ``--baseline`` / ``--write-baseline`` (inactive when neither is given).
+
+    Callers pass every result through ``run.apply(scenario, result)`` before
+    reporting and counting it, then call :func:`finish_baseline`.
+    """
+    known = load_baseline(Path(args.baseline)) if getattr(args, "baseline", None) else None
+    record = bool(getattr(args, "write_baseline", None))
+    return BaselineRun(known, record=record, profile=getattr(args, "profile", None))
+
+
+def finish_baseline(args: argparse.Namespace, run: BaselineRun) -> None:
+    """Write ``--write-baseline FILE`` (atomically) and say so on stderr."""
+    if run.recorded is None:
+        return
+    path = Path(args.write_baseline)
+    save_baseline(path, run.recorded)
+    print(f"sse-check: wrote {path}: {run.recorded.total()} finding(s), "
+          f"{len(run.recorded.entries)} fingerprint(s)", file=sys.stderr)

@@ -5,11 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
-from checker.captures import expand, read_chunks, request_for
-from checker.commands.common import add_engine_arguments, engine_options, open_output, report_options
+from checker.baseline import scenario_key
+from checker.captures import expand, load_json_sidecar, read_chunks, request_for, sidecar
+from checker.commands.common import (
+    add_engine_arguments,
+    baseline_run,
+    engine_options,
+    finish_baseline,
+    open_output,
+    report_options,
+)
 from checker.engine import StreamLinter
 from checker.errors import UsageError
+from checker.http_checks import ExchangeLinter, is_probe_meta
+from checker.oracles import ORACLES
 from checker.report import Summary, get_reporter
 
 HELP = "lint saved text/event-stream captures of Responses streams"
@@ -21,6 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--request", metavar="FILE",
         help="the request body (JSON) that produced the stream(s); default: the X.request.json sidecar",
     )
+    parser.add_argument(
+        "--oracle", metavar="CLIENT", choices=sorted(ORACLES),
+        help="also run the real client on each capture and show its outcome next to the prediction "
+             f"(implies --clients; one of: {', '.join(sorted(ORACLES))})",
+    )
     add_engine_arguments(parser)
 
 
@@ -29,10 +45,10 @@ def run(args: argparse.Namespace) -> int:
     report = report_options(args, command="lint")
     forced_request = None
     if args.request:
-        from checker.captures import load_json_sidecar
-
         forced_request = load_json_sidecar(Path(args.request))
     sources = expand(args.paths)
+    oracle = _oracle(args.oracle) if getattr(args, "oracle", None) else None
+    gate = baseline_run(args)
     summary = Summary()
     failed = False
     with open_output(args.output) as stream:
@@ -44,21 +60,55 @@ def run(args: argparse.Namespace) -> int:
                 request = forced_request if forced_request is not None else (
                     None if source == "-" else request_for(Path(source))
                 )
-                linter = StreamLinter(request=request, **options)
+                linter = _linter(source, request, options)
+                held = bytearray() if oracle is not None else None  # the oracle needs the whole capture
                 for chunk in read_chunks(source):
                     linter.feed(chunk)
+                    if held is not None:
+                        held += chunk
             except (OSError, UsageError) as exc:
                 summary.io_errors.append(_io_message(name, exc))
                 continue
-            result = linter.close()
+            result = gate.apply(scenario_key(name), linter.close())
+            if oracle is not None and held is not None:
+                report.oracles[name] = {args.oracle: oracle(bytes(held))}
             failed |= summary.add(result, report.fail_on)
             reporter.file(name, result)
+        summary.baselined = gate.hidden
         reporter.finish(summary)
     for message in summary.io_errors:
         print(f"sse-check: {message}", file=sys.stderr)
     if summary.io_errors:
-        return 2
+        return 2  # and no baseline written: it would miss the unreadable captures' findings
+    if gate.recorded is not None:
+        finish_baseline(args, gate)
+        return 0  # recording today's findings is how a project adopts the gate: not a failure
     return 1 if failed else 0
+
+
+def _linter(source: Path | str, request: dict[str, Any] | None, options: dict[str, Any]) -> Any:
+    """The engine for one capture; for a capture saved by ``sse-check probe`` (an ``X.meta.json`` recording
+    its HTTP exchange), the engine plus the HTTP checks, so that lint reports what the probe reported."""
+    if source != "-":
+        meta_file = sidecar(Path(source), "meta")
+        if meta_file.is_file():
+            meta = load_json_sidecar(meta_file)
+            if is_probe_meta(meta):
+                return ExchangeLinter(meta, request=request, **options)
+    return StreamLinter(request=request, **options)
+
+
+# Public name for the pytest plugin, which must lint a capture exactly as `sse-check lint` does.
+linter_for = _linter
+
+
+def _oracle(name: str) -> Any:
+    from checker.oracles import OracleUnavailable, get_oracle
+
+    try:
+        return get_oracle(name)
+    except (OracleUnavailable, ValueError) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _io_message(name: str, exc: Exception) -> str:

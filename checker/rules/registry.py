@@ -26,6 +26,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "REC": ("reconciliation", "text and arguments agreeing across deltas, done events, items and the final response"),
     "IDS": ("ids", "id prefixes and uniqueness of item ids and call ids"),
     "HTP": ("http", "the HTTP exchange around a stream: status, content type, errors, timeouts, connection close"),
+    "RPL": ("replay", "what a client sends back of earlier turns: reasoning items, reasoning_content, prefix-cache reuse"),
 }
 
 

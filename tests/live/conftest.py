@@ -6,7 +6,8 @@ pid, even when the test fails:
 
 * ``serve`` - a factory: ``server = serve("captures/llama.cpp", "--default", "plain_text")``;
 * ``llama_server`` - one server over ``captures/llama.cpp`` shared by the whole session; select
-  scenarios and faults per request with the ``X-SSE-Check-Scenario`` / ``X-SSE-Check-Fault`` headers.
+  scenarios and faults per request with the ``X-SSE-Check-Scenario`` / ``X-SSE-Check-Fault`` headers;
+* ``probe_server`` - one server over ``captures/probe`` (a conforming answer to every probe scenario).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LLAMA_CAPTURES = ROOT / "captures" / "llama.cpp"
+PROBE_CAPTURES = ROOT / "captures" / "probe"
 ANNOUNCE = re.compile(r"serving (\d+) captures on (http://\S+)")
 START_TIMEOUT_S = 20.0
 STOP_TIMEOUT_S = 10.0
@@ -115,6 +117,17 @@ def serve() -> Iterator[Callable[..., ServerProcess]]:
 def llama_server() -> Iterator[ServerProcess]:
     """One ``sse-check serve captures/llama.cpp`` for the session (no command-line faults)."""
     server = start_serve(str(LLAMA_CAPTURES))
+    try:
+        yield server
+    finally:
+        server.stop()
+        server._stderr.close()
+
+
+@pytest.fixture(scope="session")
+def probe_server() -> Iterator[ServerProcess]:
+    """One ``sse-check serve captures/probe`` for the session (no command-line faults)."""
+    server = start_serve(str(PROBE_CAPTURES))
     try:
         yield server
     finally:

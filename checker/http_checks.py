@@ -1,0 +1,540 @@
+"""The HTTP exchange around a stream, judged from a record of it (sans-I/O).
+
+Theory of operation
+-------------------
+``sse-check probe`` talks to a server; ``sse-check lint`` reads what a probe saved. For their verdicts
+to be identical, everything the probe knows about the HTTP exchange is first written down as a plain
+JSON record, the *meta* (saved as ``X.meta.json`` next to the capture ``X.sse``), and the findings are
+computed from that record and the body bytes only, by this module, in both commands:
+
+* :class:`ExchangeLinter` is fed the body bytes (live by the probe, from the file by lint). A 2xx answer
+  to a streaming request is a stream: it goes through :class:`checker.engine.StreamLinter`, the one
+  pipeline. Anything else (an HTTP error's JSON, a ``stream: false`` Response object) is kept and judged
+  here as JSON.
+* :meth:`ExchangeLinter.close` takes the meta and adds the HTTP findings (``checker/rules/http.py``):
+  status, content type, error bodies, redirects, how the exchange ended (timeouts, a cut connection, a
+  body kept open after the terminal event, caps) and, for non-streaming answers, their output order and
+  parity with the streamed output recorded in the meta's ``reference``.
+
+No function here reads a file, opens a socket or looks at the clock: timings are facts in the meta.
+
+The meta (``META_VERSION`` 1; unknown keys are ignored)::
+
+    {"meta_version": 1, "sse_check": "0.1.0", "scenario": "plain_text",
+     "expect": "stream" | "nonstream" | "error",
+     "url": "http://127.0.0.1:8080/v1/responses", "request": {...}, "request_headers": [[name, value], ...],
+     "status": 200 | null, "reason": "OK", "http_version": "HTTP/1.1", "headers": [[name, value], ...],
+     "redirects": [{"status": 307, "url": "..."}], "replayed_as": "plain_text" | null,
+     "ending": {"kind": "complete", "detail": "", "bytes": 5669},
+     "partial": false, "bytes": 5669, "events": 30,
+     "timings": {"headers": s, "first_byte": s, "first_event": s, "first_delta": s, "terminal": s,
+                 "largest_gap": s, "largest_gap_at_byte": n, "closed_after_terminal": s, "total": s},
+     "limits": {"connect_timeout": 10.0, "first_byte_timeout": 60.0, "idle_timeout": 30.0,
+                "total_timeout": 300.0, "close_timeout": 2.0, "max_bytes": n, "max_events": n},
+     "reference": {"scenario": "plain_text", "terminal": "response.completed", "output": [digest, ...]} | null}
+
+``ending.kind`` is one of :data:`ENDINGS`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from checker.engine import Limits, LintResult, StreamLinter
+from checker.findings import Finding, Position
+from checker.profiles import OPENAI, Profile
+from checker.rules import http as rules
+
+META_VERSION = 1
+
+# How an exchange ended -> whether the body is complete.
+ENDINGS: dict[str, bool] = {
+    "complete": True,  # the body ended normally
+    "kept-open": True,  # the terminal event arrived, the body did not end within --close-timeout
+    "disconnect": False,  # the transport failed (an incomplete chunked body, a reset; before or after the headers)
+    "first-byte-timeout": False,  # no headers, or no body byte, within --first-byte-timeout
+    "idle-timeout": False,  # no byte for --idle-timeout after the first one
+    "total-timeout": False,  # --total-timeout passed
+    "byte-cap": False,  # more than --max-bytes arrived: reading stopped
+    "event-cap": False,  # more than --max-events arrived: reading stopped
+    "connect-error": False,  # no connection (refused, unknown host, connect timeout)
+    "tls-error": False,  # the TLS handshake failed
+    "interrupted": False,  # the user stopped the probe
+}
+TERMINAL_TYPES = ("response.completed", "response.incomplete", "response.failed")
+# A non-streaming body or an error body is kept whole up to this size (far above any real one).
+MAX_KEPT_BODY = 16 * 1024 * 1024
+# For a stream, the first bytes are kept to recognise a JSON error body sent with a 2xx status.
+STREAM_HEAD_KEPT = 64 * 1024
+_START = Position(line=1, byte=0)
+_ITEM_RANK = {"reasoning": 0, "message": 1, "function_call": 2}
+
+
+# --- what kind of body -------------------------------------------------------------------------------
+
+
+def is_stream_body(meta: Mapping[str, Any]) -> bool:
+    """Whether the body is judged as a Responses event stream: a 2xx answer to a streaming request."""
+    status = meta.get("status")
+    return meta.get("expect") != "nonstream" and isinstance(status, int) and 200 <= status < 300
+
+
+def is_probe_meta(meta: Any) -> bool:
+    """Whether a parsed ``X.meta.json`` is an exchange record this module can judge."""
+    return isinstance(meta, dict) and meta.get("meta_version") == META_VERSION and isinstance(meta.get("ending"), dict)
+
+
+def header(meta: Mapping[str, Any], name: str) -> str | None:
+    """The first value of a response header in the meta (names compared case-insensitively)."""
+    headers = meta.get("headers") or []
+    pairs = headers.items() if isinstance(headers, dict) else headers
+    for pair in pairs:
+        if isinstance(pair, (list, tuple)) and len(pair) == 2 and str(pair[0]).lower() == name:
+            return str(pair[1])
+    return None
+
+
+def media_type(value: str | None) -> str | None:
+    return value.split(";", 1)[0].strip().lower() if value else None
+
+
+# --- the linter of one exchange ------------------------------------------------------------------------
+
+
+class ExchangeLinter:
+    """Lint of one HTTP exchange: the body bytes (fed in chunks) plus the record of how they arrived.
+
+    ``meta`` needs ``expect`` and ``status`` when the first byte is fed (they decide whether the body is a
+    stream); the rest may be filled in before :meth:`close`. The options are :class:`StreamLinter`'s.
+    """
+
+    def __init__(self, meta: Mapping[str, Any], *, profile: Profile = OPENAI, **options: Any) -> None:
+        self.meta = meta
+        self.profile = profile
+        self.select = tuple(s.upper() for s in options.get("select") or ())
+        self.ignore = tuple(s.upper() for s in options.get("ignore") or ())
+        self.trace = bool(options.get("trace"))
+        self.streamed = is_stream_body(meta)
+        options = with_recorded_limits(options, meta)
+        self.linter = StreamLinter(profile=profile, **options) if self.streamed else None
+        self._kept = bytearray()
+        self._bytes = 0
+        self._tail = b""
+
+    @property
+    def terminated(self) -> bool:
+        """Whether the stream's terminal event has arrived."""
+        return self.linter is not None and self.linter.machine.terminated
+
+    @property
+    def events(self) -> int:
+        return self.linter.decoder.events_dispatched if self.linter is not None else 0
+
+    @property
+    def bytes(self) -> int:
+        return self._bytes
+
+    def feed(self, chunk: bytes) -> list[Finding]:
+        """Feed body bytes; the stream findings they completed (first occurrences), as StreamLinter.feed."""
+        if not chunk:
+            return []
+        self._bytes += len(chunk)
+        self._tail = (self._tail + chunk)[-4:]
+        limit = STREAM_HEAD_KEPT if self.streamed else MAX_KEPT_BODY
+        if len(self._kept) < limit:
+            self._kept += chunk[: limit - len(self._kept)]
+        if self.linter is None:
+            return []
+        return self.linter.feed(chunk)
+
+    def close(self, meta: Mapping[str, Any] | None = None) -> LintResult:
+        """End of the body: the stream's findings and the HTTP findings, in one :class:`LintResult`."""
+        if meta is not None:
+            self.meta = meta
+        meta = self.meta
+        body = bytes(self._kept)
+        if self.linter is not None:
+            result = self.linter.close()
+            end = Position(line=self.linter.decoder.end_position().line, byte=result.bytes)
+        else:
+            result = LintResult(
+                findings=[], events=0, bytes=self._bytes, terminal=None, response_id=_response_id(body, meta),
+                profile=self.profile.name, trace=[] if self.trace else None,
+            )
+            end = Position(line=_lines(body), byte=self._bytes)
+        head, tail = exchange_findings(meta, body=body, whole=self._bytes <= len(body), result=result,
+                                       end=end, tail=self._tail, streamed=self.streamed)
+        findings = sorted(
+            [*self._settle(head), *result.findings, *self._settle(tail)],
+            key=lambda f: (f.position.byte, f.position.line),
+        )
+        return dataclasses.replace(result, findings=findings)
+
+    def _settle(self, findings: Iterable[Finding]) -> list[Finding]:
+        """The profile and --select/--ignore applied, as the engine applies them to its own findings."""
+        out = []
+        for finding in findings:
+            code = finding.code
+            if not self.profile.is_enabled(code):
+                continue
+            if self.select and not code.startswith(self.select):
+                continue
+            if self.ignore and code.startswith(self.ignore):
+                continue
+            out.append(self.profile.apply(finding))
+        return out
+
+
+def with_recorded_limits(options: dict[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine options with ``max_bytes``/``max_events`` lowered to the caps the probe read under.
+
+    The probe stops reading a stream just past its caps; linting the saved capture under the same caps is
+    what makes the two verdicts equal (a lint with larger limits would check bytes the probe never did).
+    """
+    recorded = meta.get("limits") or {}
+    if not isinstance(recorded, Mapping):
+        return options
+    limits = options.get("limits") or Limits()
+    changes = {}
+    for name in ("max_bytes", "max_events"):
+        value = recorded.get(name)
+        if isinstance(value, int) and value > 0 and value < getattr(limits, name):
+            changes[name] = value
+    return {**options, "limits": dataclasses.replace(limits, **changes)} if changes else options
+
+
+def lint_exchange(meta: Mapping[str, Any], chunks: Iterable[bytes], **options: Any) -> LintResult:
+    """Lint a recorded exchange: its meta and its body bytes."""
+    linter = ExchangeLinter(meta, **options)
+    for chunk in chunks:
+        linter.feed(chunk)
+    return linter.close()
+
+
+# --- the HTTP findings ---------------------------------------------------------------------------------
+
+
+def exchange_findings(
+    meta: Mapping[str, Any],
+    *,
+    body: bytes,
+    whole: bool,
+    result: LintResult,
+    end: Position,
+    tail: bytes,
+    streamed: bool,
+) -> tuple[list[Finding], list[Finding]]:
+    """(findings about the exchange as a whole, at its start; findings about how it ended, at its end).
+
+    ``body`` is the kept body (all of it when ``whole``, else the head of a stream), ``result`` the body's
+    lint (empty when it is not a stream), ``end`` where the body ended, ``tail`` its last bytes.
+    """
+    head: list[Finding] = []
+    end_findings: list[Finding] = []
+    ending = meta.get("ending") or {}
+    kind = str(ending.get("kind") or "complete")
+    detail = _one_line(str(ending.get("detail") or ""))
+    limits = meta.get("limits") or {}
+    received = int(ending.get("bytes", result.bytes) or 0)
+    host = _host(str(meta.get("url") or ""))
+
+    redirects = meta.get("redirects") or []
+    if redirects:
+        chain = ", then ".join(f"{r.get('status')} to {r.get('url')}" for r in redirects if isinstance(r, dict))
+        head.append(rules.REDIRECT.finding(_START, chain=chain))
+    if kind == "connect-error":
+        head.append(rules.CONNECT_FAILED.finding(_START, host=host, error=detail or "connection failed"))
+        return head, end_findings
+    if kind == "tls-error":
+        head.append(rules.TLS_ERROR.finding(_START, host=host, error=detail or "handshake failed"))
+        return head, end_findings
+
+    status = meta.get("status")
+    expect = meta.get("expect") or "stream"
+    if not isinstance(status, int):  # no response headers arrived
+        if kind == "first-byte-timeout":
+            end_findings.append(rules.FIRST_BYTE_TIMEOUT.finding(
+                end, what="response headers", timeout=_num(limits.get("first_byte_timeout"))))
+        elif kind == "total-timeout":
+            end_findings.append(rules.TOTAL_TIMEOUT.finding(
+                end, timeout=_num(limits.get("total_timeout")), offset=0))
+        elif kind == "disconnect":
+            end_findings.append(rules.CUT_OFF.finding(
+                end, bytes=0, where="before the response headers", error=detail or "connection closed"))
+        return head, end_findings
+
+    ok = 200 <= status < 300
+    reason = str(meta.get("reason") or "").strip()
+    content_type = header(meta, "content-type")
+    mtype = media_type(content_type)
+    shown_type = repr(content_type) if content_type is not None else "missing"
+    error_obj = _error_object(body) if whole or not streamed else None
+
+    if expect == "error":
+        if ok and error_obj is not None:
+            head.append(rules.ERROR_WITH_OK_STATUS.finding(_START, status=status, detail=error_obj))
+        elif ok and streamed and result.terminal != "response.failed":
+            outcome = f"HTTP {status}, ended by {result.terminal or 'no terminal event'}"
+            head.append(rules.INVALID_ACCEPTED.finding(_START, what=meta.get("scenario") or "invalid request",
+                                                       outcome=outcome))
+    elif status != 200:
+        what = "a streaming request" if expect == "stream" else "a non-streaming request"
+        retry = header(meta, "retry-after")
+        extra = f" (Retry-After: {retry})" if retry is not None else ""
+        head.append(rules.STATUS_NOT_OK.finding(_START, status=status, reason=reason, what=what, extra=extra))
+    if not ok:
+        if error_obj is None:
+            head.append(rules.ERROR_NOT_JSON.finding(_START, status=status, detail=_not_error_json(body, whole)))
+        elif mtype != "application/json":
+            head.append(rules.WRONG_CONTENT_TYPE.finding(_START, value=shown_type, what=f"an HTTP {status} error",
+                                                         expected="'application/json'"))
+    elif expect == "nonstream":
+        if mtype != "application/json":
+            head.append(rules.WRONG_CONTENT_TYPE.finding(_START, value=shown_type, what="a non-streaming response",
+                                                         expected="'application/json'"))
+        if kind in ("complete", "kept-open"):
+            head.extend(nonstream_findings(body, meta, whole=whole))
+    else:
+        if mtype != "text/event-stream":
+            head.append(rules.WRONG_CONTENT_TYPE.finding(_START, value=shown_type, what="a stream",
+                                                         expected="'text/event-stream'"))
+        if expect != "error" and error_obj is not None:
+            head.append(rules.ERROR_WITH_OK_STATUS.finding(_START, status=status, detail=error_obj))
+
+    terminal = result.terminal
+    if kind == "kept-open":
+        end_findings.append(rules.KEPT_OPEN.finding(end, timeout=_num(limits.get("close_timeout")),
+                                                    terminal=terminal or "?"))
+    elif kind == "disconnect":
+        if streamed:
+            where = "between events" if _at_event_boundary(tail) else "mid-event"
+            where += ", after the terminal event" if terminal else ", before the terminal event"
+        else:
+            where = "mid-body" if received else "before the first body byte"
+        end_findings.append(rules.CUT_OFF.finding(end, bytes=received, where=where,
+                                                  error=detail or "connection closed"))
+    elif kind == "first-byte-timeout":
+        end_findings.append(rules.FIRST_BYTE_TIMEOUT.finding(
+            end, what="body byte", timeout=_num(limits.get("first_byte_timeout"))))
+    elif kind == "idle-timeout":
+        end_findings.append(rules.STALLED.finding(end, timeout=_num(limits.get("idle_timeout")), offset=received))
+    elif kind == "total-timeout":
+        end_findings.append(rules.TOTAL_TIMEOUT.finding(end, timeout=_num(limits.get("total_timeout")),
+                                                        offset=received))
+    elif kind == "byte-cap" and not streamed:  # a stream over the cap is the engine's SSE027
+        what = "non-streaming answer" if ok else f"HTTP {status} body"
+        end_findings.append(rules.BODY_CAP.finding(end, what=what, limit=limits.get("max_bytes"), bytes=received))
+    return head, end_findings
+
+
+def nonstream_findings(body: bytes, meta: Mapping[str, Any], *, whole: bool = True) -> list[Finding]:
+    """A ``stream: false`` answer: a Response object, its output order, and parity with the stream."""
+    if not whole:
+        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, detail=f"larger than {MAX_KEPT_BODY} bytes")]
+    try:
+        obj = json.loads(body)
+    except (UnicodeDecodeError, ValueError) as exc:
+        stripped = body.lstrip()
+        if stripped.startswith((b"event:", b"data:", b":")):
+            detail = "an event stream was sent although the request said stream: false"
+        else:
+            detail = f"not JSON ({_one_line(str(exc))})"
+        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, detail=detail)]
+    if not isinstance(obj, dict):
+        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, detail=f"a JSON {_json_kind(obj)}")]
+    if obj.get("error"):
+        return []  # reported as an error body with a 2xx status
+    output = obj.get("output")
+    if not isinstance(output, list):
+        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, detail="no output array")]
+    found: list[Finding] = []
+    items = [item for item in output if isinstance(item, dict)]
+    types = [str(item.get("type")) for item in items]
+    ranks = [_ITEM_RANK[t] for t in types if t in _ITEM_RANK]
+    if ranks != sorted(ranks):
+        found.append(rules.NONSTREAM_ORDER.finding(_START, order=", ".join(types)))
+    reference = meta.get("reference")
+    if isinstance(reference, dict) and isinstance(reference.get("output"), list):
+        found.extend(parity_findings(digest_output(items), reference["output"],
+                                     terminal=str(reference.get("terminal") or "response.completed")))
+    return found
+
+
+def digest_output(output: Sequence[Any]) -> list[dict[str, Any]]:
+    """What parity compares of each output item: type, id prefixes, and its text or name + arguments."""
+    digests = []
+    for item in output:
+        if not isinstance(item, dict):
+            continue
+        kind = str(item.get("type"))
+        digest: dict[str, Any] = {"type": kind, "id_prefix": _prefix(item.get("id"))}
+        if kind == "function_call":
+            digest["call_id_prefix"] = _prefix(item.get("call_id"))
+            digest["text"] = f"{item.get('name')}({item.get('arguments')})"
+        else:
+            parts = [*(item.get("content") or []), *(item.get("summary") or [])]
+            digest["text"] = "".join(str(p.get("text") or p.get("refusal") or "") for p in parts if isinstance(p, dict))
+        digests.append(digest)
+    return digests
+
+
+def parity_findings(got: Sequence[Mapping[str, Any]], streamed: Sequence[Any], *, terminal: str) -> list[Finding]:
+    """Compare digests of the non-streaming output with those of the streamed final output."""
+    short = terminal.removeprefix("response.")
+    want = [d for d in streamed if isinstance(d, dict)]
+    got_types = [d.get("type") for d in got]
+    want_types = [d.get("type") for d in want]
+    if got_types != want_types:
+        got_text = ", ".join(map(str, got_types)) or "none"
+        detail = f"items {got_text} vs streamed {', '.join(map(str, want_types)) or 'none'}"
+        return [rules.NONSTREAM_PARITY.finding(_START, terminal=short, detail=detail)]
+    found = []
+    for index, (a, b) in enumerate(zip(got, want)):
+        for key in ("id_prefix", "call_id_prefix"):
+            if a.get(key) != b.get(key):
+                what = "id" if key == "id_prefix" else "call_id"
+                detail = f"item {index} ({a.get('type')}) {what} prefix {a.get(key)!r} vs streamed {b.get(key)!r}"
+                found.append(rules.NONSTREAM_PARITY.finding(_START, terminal=short, detail=detail))
+    if found:
+        return found
+    for index, (a, b) in enumerate(zip(got, want)):
+        if a.get("text") != b.get("text"):
+            noun = "name or arguments" if a.get("type") == "function_call" else "text"
+            found.append(rules.NONSTREAM_TEXT.finding(_START, index=index, type=a.get("type"), what=noun))
+    return found
+
+
+def final_output(events: Iterable[Any]) -> tuple[str, list[Any]] | None:
+    """(terminal type, ``response.output``) of the last terminal event among decoded SSE events, if any."""
+    found = None
+    for event in events:
+        data = getattr(event, "data", None)
+        if not isinstance(data, bytes) or b"response." not in data:
+            continue
+        try:
+            obj = json.loads(data)
+        except (UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(obj, dict) and obj.get("type") in TERMINAL_TYPES and isinstance(obj.get("response"), dict):
+            output = obj["response"].get("output")
+            if isinstance(output, list):
+                found = (obj["type"], output)
+    return found
+
+
+def stream_reference(body: bytes, scenario: str) -> dict[str, Any] | None:
+    """The meta ``reference`` for non-streaming parity: digests of a stream's final output."""
+    from checker.sse import decode_all
+
+    found = final_output(decode_all(body))
+    if found is None:
+        return None
+    return {"scenario": scenario, "terminal": found[0], "output": digest_output(found[1])}
+
+
+# --- small helpers ---------------------------------------------------------------------------------------
+
+
+def _error_object(body: bytes) -> str | None:
+    """The body's JSON error, shortened to one line, when the body is ``{"error": {...}}`` (or a string)."""
+    try:
+        obj = json.loads(body)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(obj, dict) or not obj.get("error"):
+        return None
+    error = obj["error"]
+    if isinstance(error, dict):
+        text = str(error.get("message") or error.get("code") or json.dumps(error))
+    else:
+        text = str(error)
+    return _clip(_one_line(text), 160)
+
+
+def _not_error_json(body: bytes, whole: bool) -> str:
+    if not body:
+        return "the body is empty"
+    try:
+        obj = json.loads(body)
+    except (UnicodeDecodeError, ValueError):
+        text = body[:200].decode("utf-8", "replace")
+        kind = "an HTML page" if "<html" in text.lower() or text.lstrip().startswith("<!") else "not JSON"
+        return f"{kind}: {_clip(_one_line(text), 80)!r}" + ("" if whole else " …")
+    if not isinstance(obj, dict):
+        return f"a JSON {_json_kind(obj)}"
+    return "a JSON object without an `error` member"
+
+
+def _response_id(body: bytes, meta: Mapping[str, Any]) -> str | None:
+    if meta.get("expect") != "nonstream" or not body:
+        return None
+    try:
+        obj = json.loads(body)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    rid = obj.get("id") if isinstance(obj, dict) else None
+    return rid if isinstance(rid, str) else None
+
+
+def _at_event_boundary(tail: bytes) -> bool:
+    """Whether a body ending in ``tail`` (its last bytes) ends with a blank line: no event left pending."""
+    if not tail:
+        return True
+    rest = _strip_eol(tail)
+    if rest is None:
+        return False  # the last line is unfinished
+    return rest == b"" or _strip_eol(rest) is not None
+
+
+def _strip_eol(data: bytes) -> bytes | None:
+    for eol in (b"\r\n", b"\n", b"\r"):
+        if data.endswith(eol):
+            return data[: -len(eol)]
+    return None
+
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def _lines(body: bytes) -> int:
+    """The line number at the end of ``body`` (1-based), counting CRLF, LF and CR line ends."""
+    return 1 + len(_LINE_END.findall(body))
+
+
+def _prefix(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    head, sep, _ = value.partition("_")
+    return head + sep if sep else ""
+
+
+def _host(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    return parts.netloc.rpartition("@")[2] or url
+
+
+def _num(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value) if value is not None else "?"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+            type(None): "null"}.get(type(value), type(value).__name__)

@@ -1,0 +1,406 @@
+"""``sse-check probe BASE_URL --model M``: run the scenario suite against a live server.
+
+This module turns options into a :class:`checker.live.probe.ProbeConfig`, runs the scenarios (with a rich
+progress display on a terminal) and reports each scenario through the same reporters as ``lint``, plus
+the HTTP facts of its exchange. The probing itself is ``checker.live.probe``; the verdicts come from
+``checker.http_checks`` and the engine.
+
+Exit codes, as lint: 0 no finding at or above ``--fail-on``; 1 at least one; 2 a usage error, or a
+server that could not be reached at all (every scenario failed to connect) or probed at all (every
+scenario skipped), after printing the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from checker.baseline import scenario_key
+from checker.commands.common import (
+    add_engine_arguments,
+    baseline_run,
+    engine_options,
+    finish_baseline,
+    open_output,
+    report_options,
+)
+from checker.console import make_console
+from checker.engine import LintResult
+from checker.errors import UsageError
+from checker.findings import Severity
+from checker.live import probe as prober
+from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
+from checker.report import Summary, get_reporter
+from checker.report.json_report import JsonReporter
+from checker.report.text import TextReporter
+
+HELP = "probe a live server's POST /v1/responses with a suite of scenarios (streamed and not)"
+
+EPILOG = """\
+examples:
+  sse-check probe http://127.0.0.1:8080 --model qwen3 --profile llama.cpp
+  sse-check probe https://api.openai.com/v1 --model gpt-5-mini --save out/ --format json -o report.json
+  sse-check probe http://127.0.0.1:8000 --model x --scenario plain_text,parallel_calls --concurrency 2
+  sse-check probe --list-scenarios
+
+The base URL may end in /v1 or not (…/v1/responses is POSTed). The API key is read from the environment
+variable named by --api-key-env (default OPENAI_API_KEY) and sent as "Authorization: Bearer …" when set;
+--header adds any other header. Secrets never appear in the report or in saved files.
+
+--save DIR writes NAME.sse (the raw body, also when cut short) and NAME.meta.json (request, status,
+headers, timings, how it ended) per scenario; `sse-check lint DIR` then reports exactly the same findings.
+
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error or a server that could not be
+reached. See docs/probe.md.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
+    parser.add_argument("base_url", nargs="?", metavar="BASE_URL",
+                        help="the server, e.g. http://127.0.0.1:8080 or https://api.openai.com/v1")
+    parser.add_argument("--model", "-m", help="the model to ask for (required unless --list-scenarios)")
+    which = parser.add_argument_group("scenarios")
+    which.add_argument("--scenario", "-s", action="append", default=[], metavar="NAMES",
+                       help="run only these scenarios (comma-separated; repeatable)")
+    which.add_argument("--scenario-file", action="append", default=[], metavar="PATH",
+                       help="add scenarios from a JSON/YAML file (a request body) or a directory of them; "
+                            "a file named like a built-in scenario replaces it; repeatable")
+    which.add_argument("--list-scenarios", action="store_true", help="list the scenarios and exit (no network)")
+    conn = parser.add_argument_group("connection")
+    conn.add_argument("--api-key-env", metavar="NAME", default=None,
+                      help="environment variable holding the API key (default: OPENAI_API_KEY, if set)")
+    conn.add_argument("--header", "-H", action="append", default=[], metavar="'NAME: VALUE'",
+                      help="an extra request header (auth, routing); repeatable; sensitive values are redacted")
+    conn.add_argument("--insecure", action="store_true", help="do not verify TLS certificates (prints a warning)")
+    conn.add_argument("--concurrency", type=_count, default=1, metavar="N", help="scenarios run at once (default: 1)")
+    conn.add_argument("--save", metavar="DIR", help="save NAME.sse and NAME.meta.json per scenario in DIR")
+    conn.add_argument("--no-progress", action="store_true", help="no progress display (it is shown only on a terminal)")
+    limits = parser.add_argument_group(
+        "timeouts (each one a finding when hit; the caps are --max-bytes and --max-events below: reading stops "
+        "once a stream is past them)")
+    defaults = prober.ProbeLimits()
+    limits.add_argument("--connect-timeout", type=_seconds, default=defaults.connect_timeout, metavar="S",
+                        help=f"seconds to connect (default {defaults.connect_timeout:g})")
+    limits.add_argument("--first-byte-timeout", type=_seconds, default=defaults.first_byte_timeout, metavar="S",
+                        help=f"seconds from the request to the headers and the first body byte "
+                             f"(default {defaults.first_byte_timeout:g})")
+    limits.add_argument("--idle-timeout", type=_seconds, default=defaults.idle_timeout, metavar="S",
+                        help=f"longest silence between two reads (default {defaults.idle_timeout:g})")
+    limits.add_argument("--total-timeout", type=_seconds, default=defaults.total_timeout, metavar="S",
+                        help=f"longest exchange (default {defaults.total_timeout:g})")
+    limits.add_argument("--close-timeout", type=_seconds, default=defaults.close_timeout, metavar="S",
+                        help=f"how long the body may stay open after the terminal event "
+                             f"(default {defaults.close_timeout:g})")
+    add_engine_arguments(parser)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def parse_headers(values: list[str]) -> list[tuple[str, str]]:
+    headers = []
+    for value in values:
+        name, colon, rest = value.partition(":")
+        name, rest = name.strip(), rest.strip()
+        if not colon or not _HEADER_NAME.fullmatch(name):
+            raise UsageError(f"--header {value!r}: expected 'Name: value'")
+        if any(ch in rest for ch in "\r\n\0"):
+            raise UsageError(f"--header {name}: the value contains a line break or NUL")
+        headers.append((name, rest))
+    return headers
+
+
+# --- run -------------------------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> int:
+    scenarios = suite(load_scenario_files(args.scenario_file))
+    chosen = pick(scenarios, args.scenario)
+    if args.list_scenarios:
+        return _list(chosen, args)
+    if not args.base_url:
+        raise UsageError("probe needs a BASE_URL (or --list-scenarios)")
+    if not args.model:
+        raise UsageError("probe needs --model (the model name the server should use)")
+    config = dataclasses.replace(_config(args), engine=engine_options(args))
+    gate = baseline_run(args)
+    report = report_options(args, command="probe")
+    shown_url = config.redactor.url(config.url)
+    with _progress(chosen, enabled=_show_progress(args)) as on_progress:
+        results = prober.run(chosen, config, concurrency=args.concurrency, progress=on_progress)
+
+    skipped = [{"scenario": r.scenario.name, "reason": r.skipped} for r in results if r.skipped]
+    report.extra = {"target": {"url": shown_url, "model": config.redactor.text(args.model)}, "skipped": skipped}
+    summary = Summary()
+    failed = False
+    with open_output(args.output) as stream:
+        reporter = _reporter(args.format)(stream, report)
+        reporter.start()
+        for outcome in results:
+            if outcome.result is None:
+                continue
+            result = gate.apply(scenario_key(outcome.scenario.name), outcome.result)
+            failed |= summary.add(result, report.fail_on)
+            reporter.file(outcome.scenario.name, result)
+        summary.baselined = gate.hidden
+        reporter.finish(summary)
+    probed = [r for r in results if r.result is not None]
+    if not probed:
+        print(f"sse-check: nothing probed: {shown_url} answered no scenario (every one skipped)", file=sys.stderr)
+        return 2
+    unreachable = [r for r in probed if r.ending == "connect-error"]
+    if len(unreachable) == len(probed):
+        detail = unreachable[0].meta["ending"]["detail"] if unreachable[0].meta else ""
+        print(f"sse-check: cannot connect to {shown_url}: {detail}", file=sys.stderr)
+        return 2
+    if gate.recorded is not None:
+        finish_baseline(args, gate)
+        return 0
+    return 1 if failed else 0
+
+
+def _config(args: argparse.Namespace) -> prober.ProbeConfig:
+    url = prober.endpoint(args.base_url)
+    headers = parse_headers(args.header)
+    secrets = prober.secrets_of_headers(headers)
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    secrets += [s for s in (parts.password,) if s]
+    env_name = args.api_key_env or "OPENAI_API_KEY"
+    key = os.environ.get(env_name, "")
+    if args.api_key_env and not key:
+        raise UsageError(f"--api-key-env {env_name}: the environment variable is not set")
+    if key:
+        secrets.append(key)
+        if not any(name.lower() == "authorization" for name, _ in headers):
+            headers.append(("Authorization", f"Bearer {key}"))
+    if args.insecure:
+        print("sse-check: warning: --insecure: TLS certificates are not verified", file=sys.stderr)
+    save_dir = None
+    if args.save:
+        save_dir = Path(args.save)
+        if save_dir.exists() and not save_dir.is_dir():
+            raise UsageError(f"--save {args.save}: not a directory")
+        save_dir.mkdir(parents=True, exist_ok=True)
+    limits = prober.ProbeLimits(
+        connect_timeout=args.connect_timeout, first_byte_timeout=args.first_byte_timeout,
+        idle_timeout=args.idle_timeout, total_timeout=args.total_timeout, close_timeout=args.close_timeout,
+        max_bytes=args.max_bytes, max_events=args.max_events,  # the engine's limits, shared with lint
+    )
+    return prober.ProbeConfig(url=url, model=args.model, headers=tuple(headers), redactor=prober.Redactor(secrets),
+                              verify=not args.insecure, limits=limits, save_dir=save_dir)
+
+
+def _list(scenarios: list[Scenario], args: argparse.Namespace) -> int:
+    if args.format == "json":
+        rows = [{"name": s.name, "expect": s.expect, "summary": s.summary, "replay": list(s.replay_names),
+                 "pair": s.pair, "source": s.source, "request": s.request(args.model or "MODEL")} for s in scenarios]
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    console = make_console(sys.stdout, args.color)
+    table = Table(box=None, pad_edge=False)
+    for column in ("scenario", "expect", "what it checks", "replay captures", "source"):
+        table.add_column(column)
+    for s in scenarios:
+        table.add_row(s.name, s.expect, s.summary, ", ".join(s.replay_names), s.source)
+    console.print(table)
+    console.print(f"{len(scenarios)} scenarios; --scenario NAME picks some, --scenario-file adds your own.")
+    return 0
+
+
+# --- progress --------------------------------------------------------------------------------------------
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    return not args.no_progress and sys.stderr.isatty()
+
+
+@contextmanager
+def _progress(scenarios: list[Scenario], *, enabled: bool) -> Iterator[prober.Progress]:
+    """A rich progress display on stderr, one line per scenario; a no-op off a terminal."""
+    if not enabled:
+        yield lambda name, phase, received, events: None
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    console = make_console(sys.stderr, "auto")
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description:<32}"), TextColumn("{task.fields[state]}"),
+                   TimeElapsedColumn(), console=console, transient=True)
+    tasks = {s.name: bar.add_task(s.name, total=None, state="waiting", start=False) for s in scenarios}
+
+    def update(name: str, phase: str, received: int, events: int) -> None:
+        task = tasks.get(name)
+        if task is None:
+            return
+        if phase == "start":
+            bar.start_task(task)
+            bar.update(task, state="connecting")
+        elif phase == "headers":
+            bar.update(task, state="headers received")
+        elif phase == "body":
+            bar.update(task, state=f"{received} bytes, {events} events")
+        elif phase == "done":
+            bar.update(task, state=f"done: {received} bytes, {events} events", total=1, completed=1)
+            bar.stop_task(task)
+
+    with bar:
+        yield update
+
+
+# --- reporting -------------------------------------------------------------------------------------------
+
+
+def _reporter(name: str) -> Any:
+    if name == "text":
+        return ProbeTextReporter
+    if name == "json":
+        return ProbeJsonReporter
+    return get_reporter(name)
+
+
+def _time(value: Any) -> str:
+    if not isinstance(value, (int, float)):
+        return "–"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def http_line(info: dict[str, Any]) -> Text:
+    """The HTTP facts under a scenario's header: status and size, timings, and where it came from."""
+    timings = info.get("timings") or {}
+    ending = info.get("ending") or {}
+    status = info.get("status")
+    head = f"HTTP {status}" if status is not None else "no response"
+    if info.get("content_type"):
+        head += f" {info['content_type']}"
+    end = f"ended: {ending.get('kind', '?')}"
+    if "closed_after_terminal" in timings:
+        end += f", {_time(timings['closed_after_terminal'])} after the terminal event"
+    if info.get("partial"):
+        end += " (partial)"
+    lines = [" · ".join([head, f"{info.get('bytes', 0)} bytes, {info.get('events', 0)} events", end])]
+    times = []
+    if status is not None:
+        times.append(f"TTFB {_time(timings.get('first_byte'))} (headers {_time(timings.get('headers'))})")
+    if info.get("expect") != "nonstream" and "first_event" in timings:
+        times.append(f"first delta {_time(timings.get('first_delta'))}")
+        times.append(f"largest gap {_time(timings.get('largest_gap'))}")
+    times.append(f"total {_time(timings.get('total'))}")
+    lines.append(" · ".join(times))
+    extra = []
+    if info.get("replayed_as") and info.get("replayed_as") != info.get("scenario"):
+        extra.append(f"replayed from capture {info['replayed_as']}")
+    if info.get("parity"):
+        extra.append(f"parity: {info['parity']}")
+    if info.get("saved"):
+        extra.append(f"saved: {info['saved']}")
+    if extra:
+        lines.append(" · ".join(extra))
+    return Text("\n".join("  " + line for line in lines), style="dim")
+
+
+class ProbeTextReporter(TextReporter):
+    """lint's text report, with an HTTP line under each scenario's header and a probe summary table."""
+
+    def file(self, name: str, result: LintResult) -> None:
+        info = getattr(result, "http", None)
+        console = self.console
+        original = console.print
+
+        def header_then_http(*args: Any, **kwargs: Any) -> None:
+            console.print = original  # type: ignore[method-assign]
+            original(*args, **kwargs)
+            if info:
+                original(http_line(info))
+
+        console.print = header_then_http  # type: ignore[method-assign]
+        try:
+            super().file(name, result)
+        finally:
+            console.print = original  # type: ignore[method-assign]
+
+    def finish(self, summary: Summary) -> None:
+        c = self.console
+        skipped = self.options.extra.get("skipped") or []
+        if len(self.rows) + len(skipped) > 1:
+            table = Table(title="summary", box=None, pad_edge=False)
+            # Names and endings fold on a narrow terminal; numbers never do.
+            table.add_column("scenario", overflow="fold")
+            table.add_column("verdict", no_wrap=True)
+            table.add_column("HTTP", no_wrap=True)
+            table.add_column("ended", overflow="fold")
+            for column in ("TTFB", "1st delta", "max gap", "total"):
+                table.add_column(column, no_wrap=True, min_width=6)
+            table.add_column("error/warning/info", justify="right", overflow="fold")
+            for name, result in self.rows:
+                info = getattr(result, "http", {}) or {}
+                timings = info.get("timings") or {}
+                failed = any(f.severity >= self.options.fail_on for f in result.findings)
+                table.add_row(
+                    name,
+                    Text("FAIL", style="bold red") if failed else Text("ok", style="green"),
+                    str(info.get("status") if info.get("status") is not None else "–"),
+                    str((info.get("ending") or {}).get("kind", "–")),
+                    _time(timings.get("first_byte")), _time(timings.get("first_delta")),
+                    _time(timings.get("largest_gap")), _time(timings.get("total")),
+                    f"{result.count(Severity.ERROR)}/{result.count(Severity.WARNING)}/{result.count(Severity.INFO)}",
+                )
+            for entry in skipped:
+                table.add_row(entry["scenario"], Text("skip", style="yellow"), *["–"] * 6, "")
+            c.print(table)
+        for entry in skipped:
+            c.print(Text(f"skipped {entry['scenario']}: {entry['reason']}", style="yellow"))
+        for error in summary.io_errors:
+            c.print(Text(f"error: {error}", style="bold red"))
+        target = self.options.extra.get("target") or {}
+        c.print(f"probed {target.get('url', '?')} (model {target.get('model', '?')})")
+        c.print(
+            f"{summary.files} scenario(s): {summary.failed_files} failed at --fail-on {self.options.fail_on}; "
+            f"{summary.errors} error(s), {summary.warnings} warning(s), {summary.infos} info"
+            + (f"; {len(skipped)} skipped" if skipped else "")
+        )
+
+
+class ProbeJsonReporter(JsonReporter):
+    """lint's JSON document; each file entry (a scenario) adds ``http``, the document ``target`` and ``skipped``."""
+
+    def file(self, name: str, result: LintResult) -> None:
+        super().file(name, result)
+        info = getattr(result, "http", None)
+        if info is not None:
+            self.files[-1]["http"] = info

@@ -1,0 +1,140 @@
+"""The probe's captures: ``captures/http`` (one example per HTTP rule, with the ``X.meta.json`` that records
+its exchange) and ``captures/probe`` (the conforming replay set, one capture per built-in scenario).
+
+``tests/test_corpus.py`` lints every capture with the engine alone; the HTTP findings need the meta
+sidecar, so the declarations of ``captures/http`` are checked here, through ``checker.http_checks`` as
+``sse-check lint`` runs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checker.captures import request_for
+from checker.cli import main
+from checker.engine import LintResult
+from checker.http_checks import ExchangeLinter, is_probe_meta
+from checker.live.probe import ProbeLimits, build_meta
+from checker.live.scenarios import BUILTIN
+from checker.rules import RULES
+
+ROOT = Path(__file__).resolve().parents[1]
+CAPTURES = ROOT / "captures"
+HTTP = CAPTURES / "http"
+PROBE = CAPTURES / "probe"
+HTTP_CAPTURES = sorted(HTTP.glob("*.sse"))
+HTTP_RULES = sorted(code for code in RULES if code.startswith("HTP"))
+
+
+def meta_of(path: Path) -> dict[str, Any]:
+    return json.loads(path.with_name(path.name.removesuffix(".sse") + ".meta.json").read_text())
+
+
+def declared(path: Path) -> dict[str, set[str]]:
+    raw = json.loads(path.with_name(path.name.removesuffix(".sse") + ".expect.json").read_text())
+    return {profile: set(codes) for profile, codes in raw.items()}
+
+
+def lint(path: Path, chunks: list[bytes] | None = None, profile: str = "openai") -> LintResult:
+    from checker.profiles import get_profile
+
+    data = path.read_bytes()
+    linter = ExchangeLinter(meta_of(path), profile=get_profile(profile), request=request_for(path))
+    for chunk in chunks if chunks is not None else [data]:
+        linter.feed(chunk)
+    return linter.close()
+
+
+@pytest.mark.parametrize("path", HTTP_CAPTURES, ids=lambda p: p.name)
+def test_http_capture_produces_exactly_the_declared_codes(path: Path) -> None:
+    assert is_probe_meta(meta_of(path))
+    for profile, expected in declared(path).items():
+        result = lint(path, profile=profile)
+        found = {f.code for f in result.findings}
+        assert found == expected, [f"{f.code} {f.message}" for f in result.findings]
+
+
+@pytest.mark.parametrize("path", HTTP_CAPTURES, ids=lambda p: p.name)
+def test_http_findings_do_not_depend_on_chunking(path: Path) -> None:
+    data = path.read_bytes()
+    whole = [f.as_dict() for f in lint(path).findings]
+    by_byte = [f.as_dict() for f in lint(path, [data[i : i + 1] for i in range(len(data))]).findings]
+    rng = random.Random(path.name)
+    chunks, at = [], 0
+    while at < len(data):
+        size = rng.randint(1, 300)
+        chunks.append(data[at : at + size])
+        at += size
+    assert by_byte == whole
+    assert [f.as_dict() for f in lint(path, chunks).findings] == whole
+
+
+@pytest.mark.parametrize("code", HTTP_RULES)
+def test_every_http_rule_has_a_bad_example_with_meta_and_a_good_one(code: str) -> None:
+    rule = RULES[code]
+    bad = CAPTURES / rule.bad
+    assert bad.is_file() and rule.bad == f"http/{code}-{rule.name}.sse"
+    assert code in declared(bad)["openai"]
+    assert code in {f.code for f in lint(bad).findings}
+    good = CAPTURES / rule.good
+    assert good.is_file()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["lint", str(good), "--format", "json"])
+    assert code not in {f["code"] for f in json.loads(out.getvalue())["files"][0]["findings"]}
+
+
+def test_every_http_capture_is_named_after_its_rule_and_has_a_complete_meta() -> None:
+    keys = set(build_meta(scenario=BUILTIN[0], url="u", request={}, status=200, size=0, events=0, timings={},
+                          limits=ProbeLimits()))
+    assert {p.name for p in HTTP_CAPTURES} == {RULES[c].bad.removeprefix("http/") for c in HTTP_RULES}
+    for path in HTTP_CAPTURES:
+        meta = meta_of(path)
+        assert keys <= set(meta), (path.name, keys - set(meta))
+        assert meta["about"], path.name
+
+
+def test_sse_check_lint_reports_the_http_captures_as_declared() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["lint", str(HTTP), "--format", "json"]) == 1
+    for entry in json.loads(out.getvalue())["files"]:
+        path = Path(entry["path"])
+        assert {f["code"] for f in entry["findings"]} == declared(path)["openai"], path.name
+
+
+# --- captures/probe --------------------------------------------------------------------------------------
+
+PROBE_SOURCES = {
+    "plain_text": "text.sse",
+    "reasoning_text": "reasoning-text.sse",
+    "reasoning_one_call": "reasoning-function-call.sse",
+    "parallel_calls": "parallel-function-calls.sse",
+    "reasoning_text_truncated": "incomplete.sse",
+}
+
+
+def test_the_probe_set_answers_every_built_in_scenario() -> None:
+    names = {p.name.removesuffix(".sse") for p in PROBE.glob("*.sse")}
+    for scenario in BUILTIN:
+        first = scenario.replay_names[0]
+        assert first in names, scenario.name
+        if scenario.expect == "nonstream":
+            assert (PROBE / f"{first}.nonstream.json").is_file(), scenario.name
+
+
+def test_the_probe_set_streams_are_copies_of_the_conforming_corpus() -> None:
+    for name, source in PROBE_SOURCES.items():
+        assert (PROBE / f"{name}.sse").read_bytes() == (CAPTURES / "conforming" / source).read_bytes(), (
+            f"captures/probe/{name}.sse differs from conforming/{source}: run python captures/make_probe_captures.py")
+    for path in PROBE.glob("*.nonstream.json"):
+        stream = (PROBE / path.name.replace(".nonstream.json", ".sse")).read_text()
+        last = [line for line in stream.splitlines() if line.startswith("data: ")][-1]
+        assert json.loads(path.read_text()) == json.loads(last[len("data: "):])["response"], path.name
