@@ -536,7 +536,7 @@ def _schema_findings(violations: list[Any], etype: str, pos: Position) -> list[F
         out.append(_schema_finding(rule, pos, pointer, details, etype, violation.message))
     for (rule, parent), names in missing.items():
         details = {"keyword": "required", "missing": names, "pointer": parent, "type": etype}
-        listed = ", ".join(repr(n) for n in names)
+        listed = ", ".join(repr(n) for n in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         text = f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
         out.append(_schema_finding(rule, pos, parent, details, etype, text))
     return out

@@ -53,12 +53,14 @@ class TextReporter:
             if f.occurrences > 1:
                 line.append(f"  (×{f.occurrences})", style="dim")
             c.print(line)
-            if f.position.event_type:
-                c.print(Text(f"{'':25}event {f.position.event_type}", style="dim"))
+            # One dim line of context: the event, and who breaks (or the documented deviation).
+            context = [f"event {f.position.event_type}"] if f.position.event_type else []
             if f.known_deviation:
-                c.print(Text(f"{'':25}known deviation: {f.known_deviation}", style="dim"))
+                context.append(f"known deviation: {f.known_deviation}")
             elif f.clients and f.severity > Severity.INFO:
-                c.print(Text(f"{'':25}breaks: {', '.join(f.clients)}", style="dim"))
+                context.append(f"breaks: {', '.join(f.clients)}")
+            if context:
+                c.print(Text(f"{'':25}{' · '.join(context)}", style="dim"))
         if self.options.timeline and result.trace is not None:
             render_timeline(c, result)
         if self.options.clients:
