@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "probe": "checker.live.probe_command",
     "replay": "checker.replay.command",
     "diff": "checker.commands.diff",
+    "proxy": "checker.live.proxy_command",
 }
 
 EXIT_OK = 0

@@ -8,6 +8,8 @@ pid, even when the test fails:
 * ``llama_server`` - one server over ``captures/llama.cpp`` shared by the whole session; select
   scenarios and faults per request with the ``X-SSE-Check-Scenario`` / ``X-SSE-Check-Fault`` headers;
 * ``probe_server`` - one server over ``captures/probe`` (a conforming answer to every probe scenario).
+* ``proxy`` - a factory starting ``sse-check proxy`` processes in front of an upstream:
+  ``px = proxy(llama_server.url, "--save", str(tmp_path))``; ``px.url`` is the proxy's address.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LLAMA_CAPTURES = ROOT / "captures" / "llama.cpp"
 PROBE_CAPTURES = ROOT / "captures" / "probe"
 ANNOUNCE = re.compile(r"serving (\d+) captures on (http://\S+)")
+PROXY_ANNOUNCE = re.compile(r"proxying (\S+) on (http://\S+)")
 START_TIMEOUT_S = 20.0
 STOP_TIMEOUT_S = 10.0
 
@@ -66,9 +69,24 @@ class ServerProcess:
 
 def start_serve(*args: str, cwd: Path = ROOT) -> ServerProcess:
     """Start ``sse-check serve ARGS --port 0`` and wait until it announces its URL."""
+    proc, match, stderr = _start_announcing(["serve", *args, "--port", "0"], ANNOUNCE, "sse-check serve", cwd)
+    return ServerProcess(proc=proc, url=match.group(2), count=int(match.group(1)), _stderr=stderr)
+
+
+def start_proxy(upstream: str, *args: str, cwd: Path = ROOT) -> ServerProcess:
+    """Start ``sse-check proxy --upstream UPSTREAM --listen 127.0.0.1:0 ARGS`` and wait for its announce line
+    ("proxying UPSTREAM on URL"); ``count`` is 0. Give ``-o FILE`` for the report: stdout is not read."""
+    command = ["proxy", "--upstream", upstream, "--listen", "127.0.0.1:0", *args]
+    proc, match, stderr = _start_announcing(command, PROXY_ANNOUNCE, "sse-check proxy", cwd)
+    return ServerProcess(proc=proc, url=match.group(2), count=0, _stderr=stderr)
+
+
+def _start_announcing(command: list[str], pattern: re.Pattern[str], what: str,
+                      cwd: Path) -> tuple[subprocess.Popen[bytes], re.Match[str], IO[bytes]]:
+    """Start ``python -m checker COMMAND`` and wait for its first stdout line to match ``pattern``."""
     stderr = tempfile.TemporaryFile()  # a file, not a pipe: a chatty server must never block on it
     proc = subprocess.Popen(
-        [sys.executable, "-m", "checker", "serve", *args, "--port", "0"],
+        [sys.executable, "-m", "checker", *command],
         stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL, cwd=cwd,
         env={**os.environ, "NO_COLOR": "1"},
     )
@@ -80,12 +98,12 @@ def start_serve(*args: str, cwd: Path = ROOT) -> ServerProcess:
             left = deadline - time.monotonic()
             ready, _, _ = select.select([proc.stdout], [], [], max(left, 0))
             if not ready:
-                raise RuntimeError(f"sse-check serve did not announce itself within {START_TIMEOUT_S} s")
+                raise RuntimeError(f"{what} did not announce itself within {START_TIMEOUT_S} s")
             data = os.read(proc.stdout.fileno(), 4096)
             if not data:
-                raise RuntimeError("sse-check serve exited before announcing itself")
+                raise RuntimeError(f"{what} exited before announcing itself")
             line += data
-        match = ANNOUNCE.fullmatch(line.decode().strip())
+        match = pattern.fullmatch(line.decode().strip())
         if match is None:
             raise RuntimeError(f"unexpected announce line: {line!r}")
     except BaseException as exc:
@@ -94,7 +112,7 @@ def start_serve(*args: str, cwd: Path = ROOT) -> ServerProcess:
         proc.wait()
         stderr.seek(0)
         raise RuntimeError(f"{exc}; exit {proc.returncode}; stderr: {stderr.read().decode(errors='replace')}") from None
-    return ServerProcess(proc=proc, url=match.group(2), count=int(match.group(1)), _stderr=stderr)
+    return proc, match, stderr
 
 
 @pytest.fixture
@@ -133,3 +151,31 @@ def probe_server() -> Iterator[ServerProcess]:
     finally:
         server.stop()
         server._stderr.close()
+
+
+@pytest.fixture(scope="session")
+def replay_server() -> Iterator[ServerProcess]:
+    """One ``sse-check serve captures/replay/llama.cpp`` for the session: the live replay's recorded turns,
+    answered by request body."""
+    server = start_serve(str(ROOT / "captures" / "replay" / "llama.cpp"))
+    try:
+        yield server
+    finally:
+        server.stop()
+        server._stderr.close()
+
+
+@pytest.fixture
+def proxy() -> Iterator[Callable[..., ServerProcess]]:
+    """A factory starting ``sse-check proxy --upstream URL`` processes; all are stopped when the test ends."""
+    started: list[ServerProcess] = []
+
+    def start(upstream: str, *args: str) -> ServerProcess:
+        process = start_proxy(upstream, *args)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.stop()
+        process._stderr.close()
