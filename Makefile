@@ -44,6 +44,15 @@ demo: $(STAMP)
 	echo "\$$ sse-check probe $$url --model tiny-qwen3 -s plain_text -H 'X-SSE-Check-Fault: stall-after=700' --idle-timeout 1 --profile llama.cpp --select HTP,SSE,LIF006"; \
 	$(BIN)/sse-check probe $$url --model tiny-qwen3 -s plain_text -H 'X-SSE-Check-Fault: stall-after=700' \
 	  --idle-timeout 1 --profile llama.cpp --select HTP,SSE,LIF006 --color always || true
+	@echo "== the live replay: is the prefix cache kept when the reasoning goes back exact, dropped or altered?"
+	@log=$(VENV)/demo-replay-serve.log; rm -f $$log; \
+	$(BIN)/sse-check serve captures/replay/llama.cpp --port 0 > $$log 2>&1 & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT INT TERM; \
+	url=; for i in $$(seq 100); do url=$$(sed -n 's/^serving [0-9]* captures on //p' $$log); \
+	  [ -n "$$url" ] && break; sleep 0.1; done; \
+	if [ -z "$$url" ]; then echo "sse-check serve did not start:"; cat $$log; exit 1; fi; \
+	echo "\$$ sse-check replay --live $$url --model tiny-qwen3-random --profile llama.cpp"; \
+	$(BIN)/sse-check replay --live $$url --model tiny-qwen3-random --profile llama.cpp --color always || true
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -80,6 +80,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="add scenarios from a JSON/YAML file (a request body) or a directory of them; "
                             "a file named like a built-in scenario replaces it; repeatable")
     which.add_argument("--list-scenarios", action="store_true", help="list the scenarios and exit (no network)")
+    which.add_argument("--replay", nargs="?", const="responses", default=None, metavar="DIALECT",
+                       choices=["responses", "openai-chat"],
+                       help="instead of the scenarios, the live replay: does the server's prefix cache survive "
+                            "reasoning sent back exact, dropped or altered? (DIALECT: responses, the default, or "
+                            "openai-chat; text or json report; see docs/replay.md)")
     conn = parser.add_argument_group("connection")
     conn.add_argument("--api-key-env", metavar="NAME", default=None,
                       help="environment variable holding the API key (default: OPENAI_API_KEY, if set)")
@@ -157,6 +162,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.model:
         raise UsageError("probe needs --model (the model name the server should use)")
     config = dataclasses.replace(_config(args), engine=engine_options(args))
+    if args.replay:
+        from checker.replay.live_command import run_probe_replay
+
+        return run_probe_replay(args, config, config.engine)
     gate = baseline_run(args)
     report = report_options(args, command="probe")
     shown_url = config.redactor.url(config.url)

@@ -40,7 +40,8 @@ FORMATS = ("text", "json", "junit", "markdown", "github")  # the CI ones: checke
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="CASES.json", help="case files (cases/reasoning-replay.json)")
+    parser.add_argument("files", nargs="*", metavar="CASES.json",
+                        help="case files (cases/reasoning-replay.json); none with --live")
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--impl", metavar="MODULE:FUNCTION",
                         help="check a Python function: gets the history, returns the request messages "
@@ -59,6 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default="text", choices=FORMATS, help="report format (default: text)")
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
                         help="colour in the text report (NO_COLOR is honoured)")
+    from checker.replay import live_command  # the live replay's options: --live URL --model M ...
+
+    live_command.add_arguments(parser)
 
 
 def _seconds(text: str) -> float:
@@ -85,6 +89,12 @@ def make_target(args: argparse.Namespace) -> Target:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "live", None):
+        from checker.replay import live_command
+
+        return live_command.run_replay_command(args)
+    if not args.files:
+        raise UsageError("replay needs case files (CASES.json...) or --live URL")
     cases = []
     for name in args.files:
         loaded = load_case_file(Path(name))

@@ -22,7 +22,7 @@ GOOD_CHAT = "replay/good-chat.conversation.json"
 
 REASONING_ITEM_ALTERED = rule(
     "RPL001", "reasoning-item-altered", "error",
-    "reasoning item {id} is sent back changed ({fields} differ from what response {response} emitted)",
+    "reasoning item {id} is sent back changed: {fields} not as response {response} emitted it",
     summary="Flags a Responses reasoning item sent back in `input` whose JSON value differs from the item the "
             "server emitted with the same id (its text, summary, encrypted content or any other field; a null "
             "and an absent field count as equal).",
@@ -35,9 +35,10 @@ REASONING_ITEM_ALTERED = rule(
 )
 REASONING_ITEM_UNKNOWN = rule(
     "RPL002", "reasoning-item-unknown", "warning",
-    "reasoning item {id} was not emitted by the server in this conversation{hint}",
-    summary="Flags a Responses reasoning item sent back in a known conversation whose id (or, without an id, "
-            "whose text) matches no reasoning item the server emitted in it.",
+    "reasoning item {id} is sent back in a known conversation, but the server never emitted it{hint}",
+    summary="Flags a Responses reasoning item sent back in a conversation the proxy has seen answered whose id "
+            "(or, without an id, whose text) matches no reasoning item the server emitted, in that conversation "
+            "or in any other answer the proxy saw.",
     why="A client that invents, renames or carries over reasoning items from elsewhere sends the model a "
         "reasoning it did not produce; servers that look items up by id (OpenAI with `store`) reject unknown "
         "ids, and the prefix cache cannot match the rendered prompt.",
@@ -111,4 +112,104 @@ PREFIX_CACHE_NOT_REUSED = rule(
     sources=(SPEC4, LLAMA_README, "OpenAI prompt caching guide (prompts of 1024 tokens or more)"),
     bad="replay/RPL007-prefix-cache-not-reused.conversation.json",
     good=GOOD_RESPONSES,
+)
+
+# --- the live replay (RPL1xx) -------------------------------------------------------------------------
+# `sse-check replay --live URL` / `sse-check probe URL --replay` (checker/replay/live.py): turn 1, then a
+# stateless turn 2 that sends its reasoning back exact, dropped or altered, in two families (continue the
+# turn; a new user message). Their examples are measurements (the six turn-2 usages) in
+# captures/replay/live/*.json, checked by tests/live/test_live_replay.py.
+LIVE_GOOD = "replay/live/good.json"
+LIVE_LLAMA = "replay/live/llama.cpp.json"
+
+REPLAYED_REASONING_CACHE_LOST = rule(
+    "RPL101", "replayed-reasoning-cache-lost", "warning",
+    "replayed reasoning not rendered as generated: prefix cache lost ({family}: the exact replay reused {exact} "
+    "cached tokens, no more than the controls: dropped {dropped}, altered {altered})",
+    summary="Live replay: flags a server whose prefix cache reuses no more of a stateless continuation (turn 1's "
+            "output and the tool results sent back, no new user message) when the reasoning is sent back exactly "
+            "as emitted than when it is dropped or has one word altered.",
+    why="Inside a turn, a client that sends the reasoning back exactly as emitted should find the previous "
+        "prompt plus that reasoning in the prefix cache: the server generated those tokens itself a moment ago. "
+        "If the exact replay reuses no more than the controls, the server's template renders the replayed "
+        "reasoning differently from how it was generated (trimmed, re-wrapped, moved or dropped), and every "
+        "step of an agent loop pays for the whole history again. llama-server with a Qwen3 template reuses 284 "
+        "tokens for the exact replay (275 of the prompt + all 9 reasoning tokens) against 273 without it.",
+    sources=(SPEC4, SPEC5, LLAMA_README),
+    bad="replay/live/RPL101-replayed-reasoning-cache-lost.json",
+    good=LIVE_GOOD,
+)
+REPLAY_REUSE_STOPPED = rule(
+    "RPL102", "replay-reuse-stopped", "info",
+    "{family}, reasoning exact: the prefix-cache reuse stopped {where} ({cached} of {input} prompt tokens cached; "
+    "previous prompt {previous}, + reasoning ≈{reasoning_end}, + whole output ≈{output_end})",
+    summary="Live replay: says where the prefix-cache reuse of the exact continuation stopped when it did not "
+            "reach the end of the previous output: inside the previous prompt, inside the reasoning, or after "
+            "the reasoning but before the tool calls or the message.",
+    why="The cached part of a stateless continuation shows how the server renders the history sent back to "
+        "it. Reuse that stops after the reasoning means the template writes the rest of the previous output "
+        "(typically the tool calls, whose arguments it re-serialises) differently from the tokens the model "
+        "generated: not a client bug, but a cost on every step of an agent loop, worth knowing when comparing "
+        "servers and templates. llama-server reuses the prompt and the reasoning, not the tool calls.",
+    sources=(SPEC4, LLAMA_README),
+    bad=LIVE_LLAMA,
+    good=LIVE_GOOD,
+)
+NEW_TURN_KEEPS_REASONING = rule(
+    "RPL103", "new-turn-keeps-reasoning", "info",
+    "with a new user message the server still renders the earlier turn's reasoning (new turn: exact {exact} "
+    "cached tokens, dropped {dropped}, altered {altered}): a client that leaves it out, as the case-file rule "
+    "allows, loses the prefix cache from there",
+    summary="Live replay: flags a server whose prefix cache reuses more of a new user turn when the earlier "
+            "turn's reasoning is sent back than when it is dropped, that is, whose template keeps earlier turns' "
+            "reasoning in the prompt.",
+    why="The case-file rule sends no reasoning for earlier turns, and templates such as Qwen3 and GLM-4.5 drop it "
+        "at a new user message anyway (equal reuse for exact, dropped and altered reasoning, as llama-server "
+        "shows). A template that keeps it renders a different prompt for clients that follow the rule, so their "
+        "prefix cache ends where the earlier reasoning was: information for choosing what to send back to "
+        "this server.",
+    sources=(SPEC5, CASES, LLAMA_README),
+    bad="replay/live/RPL103-new-turn-keeps-reasoning.json",
+    good=LIVE_GOOD,
+)
+REPLAYED_REASONING_REJECTED = rule(
+    "RPL104", "replayed-reasoning-rejected", "error",
+    "the server rejected the {family} request that sends the reasoning back exactly as it emitted it: "
+    "HTTP {status}{error}{control}",
+    summary="Live replay: flags an HTTP error answer to a stateless turn 2 that sends turn 1's reasoning back "
+            "unchanged (the Responses reasoning item as emitted, or chat `reasoning_content`).",
+    why="A server must accept its own output back: clients are told to pass reasoning items back unchanged "
+        "between tool calls, and the case-file rule sends `reasoning_content` in the current turn. llama-server "
+        "rejects a replayed reasoning item without `summary` or with an empty `content` (HTTP 400); a server "
+        "that rejects the item it emitted itself leaves no client a way to keep the reasoning in a tool loop.",
+    sources=(SPEC4, SPEC5, OPENAI_REASONING),
+    bad="replay/live/RPL104-replayed-reasoning-rejected.json",
+    good=LIVE_GOOD,
+)
+REPLAY_CACHE_UNMEASURED = rule(
+    "RPL105", "replay-cache-unmeasured", "info",
+    "the live replay cannot measure the prefix cache: {reason}",
+    summary="Live replay: says why the cache reuse could not be compared: turn 1 produced no reasoning, or the "
+            "server reported no cached tokens (neither `cached_tokens` in `usage` nor llama.cpp's "
+            "`timings.cache_n`), or 0 on every request.",
+    why="Without a reuse count the exact, dropped and altered replays cannot be compared, so no cache finding "
+        "is possible; the table then only shows what was sent and answered. OpenAI caches nothing below 1024 "
+        "prompt tokens, so its short replays report 0; llama-server builds before February 2026 report "
+        "`timings.cache_n` only.",
+    sources=(SPEC4, "OpenAI prompt caching guide (prompts of 1024 tokens or more)"),
+    bad="replay/live/RPL105-replay-cache-unmeasured.json",
+    good=LIVE_GOOD,
+)
+REPLAY_CONTROL_REJECTED = rule(
+    "RPL106", "replay-control-rejected", "info",
+    "the {family} control with the reasoning {variant} was rejected: HTTP {status}{error}",
+    summary="Live replay: notes an HTTP error answer to a control request, the turn 2 that drops the reasoning "
+            "or alters one word of it.",
+    why="A server may insist on the reasoning as emitted (DeepSeek rejects a tool-call stretch without "
+        "`reasoning_content`, Anthropic thinking without a valid signature, OpenAI an `encrypted_content` that "
+        "does not match), so only the exact replay must be accepted (RPL104). The rejection is shown because "
+        "that control then gives no cache number to compare with.",
+    sources=(SPEC5, DEEPSEEK_400, ANTHROPIC_400),
+    bad="replay/live/RPL106-replay-control-rejected.json",
+    good=LIVE_GOOD,
 )
