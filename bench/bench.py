@@ -44,7 +44,7 @@ def write_stream(path: Path, *, events: int | None = None, size: int | None = No
         messages = max(1, (events - 3) // per_message + 1)
     else:
         assert size is not None
-        messages = max(1, size // (per_message * 175))
+        messages = max(1, size // (per_message * 237))  # about 237 bytes per event on the wire
     builder = StreamBuilder()
     for m in range(messages):
         builder.message([f" w{m % 97:02d}" for _ in range(deltas_per_message)])

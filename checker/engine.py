@@ -137,8 +137,12 @@ class StreamLinter:
         self._fed = 0
         self._ignored = 0
         self._depth_budget = limits.max_json_depth
+        self._maybe_long_digits = True
+        # The schema set's compiled validators by event type, when it exposes them.
+        self._validators: dict[str, Any] | None = getattr(self.schemas, "_event_validators", None)
         self._stopped = False
-        self.machine = ResponsesMachine(request=request, known_types=self.schemas.known_event_types())
+        self.machine = ResponsesMachine(request=request, known_types=self.schemas.known_event_types(),
+                                        keep_texts=trace)
         self._select = tuple(s.upper() for s in select) if select else ()
         self._ignore = tuple(s.upper() for s in ignore) if ignore else ()
         self._collapse = collapse
@@ -192,16 +196,61 @@ class StreamLinter:
             if len(self._head) < _SNIPPET_BYTES:
                 self._head += chunk[: _SNIPPET_BYTES - len(self._head)]
             return out
+        # Integers beyond 2^53 need 16 digits in a row. Look for such a run once per
+        # chunk, over every byte an event dispatched by this feed can hold: the
+        # decoder's unfinished line plus the chunk, or, if an event was already
+        # pending (its lines came earlier), assume there may be one.
+        decoder = self.decoder
+        self._maybe_long_digits = (
+            bool(decoder._data) or decoder.pending_line or _has_long_digits(decoder._buf + chunk)
+        )
         event_type = SSEEvent
         max_events = self.limits.max_events
-        for item in self.decoder.feed(chunk):
-            if type(item) is event_type:
-                if item.index >= max_events:  # type: ignore[union-attr]
-                    self._stop("event", max_events, item.position)  # type: ignore[union-attr]
-                    break
-                self._event(item, out)  # type: ignore[arg-type]
-            else:
+        # The hot path, inlined with its names in locals (it runs once per event):
+        # once the stream has shown what it is, a well-framed event that the
+        # schema and the machine's fast path both accept has nothing to report.
+        # Anything else, and every event while tracing, takes _event.
+        loads, decode_error = orjson.loads, orjson.JSONDecodeError
+        validators = self._validators or {}
+        validate, try_fast = self.schemas.validate_event, self.machine.try_fast
+        budget, digits = self._depth_budget, self._maybe_long_digits
+        for item in decoder.feed(chunk):
+            if type(item) is not event_type:
                 self._emit(item, out)  # type: ignore[arg-type]
+                continue
+            ev: SSEEvent = item  # type: ignore[assignment]
+            if ev.index >= max_events:
+                self._stop("event", max_events, ev.position)
+                break
+            if not self._plain or ev.data_lines != 1:
+                self._event(ev, out)
+                continue
+            data = ev.data
+            try:
+                obj = loads(data)
+            except decode_error:
+                self._event_full(ev, out)
+                continue
+            if type(obj) is not dict:
+                self._event_full(ev, out, obj)
+                continue
+            etype = obj.get("type")
+            # Cheap necessary conditions of the JSON hazards (a repeated key, deep
+            # nesting, a long number): when one holds, the full path checks.
+            if (
+                ev.event != etype
+                or "error" in obj
+                or data.count(b'":') > len(obj)
+                or data.count(b"[") + data.count(b"{") > budget
+                or (digits and _has_long_digits(data))
+            ):
+                self._event_full(ev, out, obj)
+                continue
+            validator = validators.get(etype)  # type: ignore[arg-type]
+            violations: list[Any] = [] if validator is not None and validator.is_valid(obj) else validate(obj)
+            if not violations and try_fast(etype, obj):  # type: ignore[arg-type]
+                continue
+            self._event_full(ev, out, obj, violations)
         return out
 
     def close(self) -> LintResult:
@@ -331,34 +380,7 @@ class StreamLinter:
         self._event(item, out)
 
     def _event(self, ev: SSEEvent, out: list[Finding]) -> None:
-        # Hot path: once the stream has shown what it is, a well-framed event
-        # that the schema and the machine's fast path both accept has nothing
-        # to report. Anything else takes the full path below.
-        if self._plain and ev.data_lines == 1:
-            try:
-                obj = orjson.loads(ev.data)
-            except orjson.JSONDecodeError:
-                self._event_full(ev, out)
-                return
-            if type(obj) is dict:
-                etype = obj.get("type")
-                # Cheap necessary conditions of the JSON hazards (a repeated key,
-                # deep nesting, a long number): when one holds, the full path checks.
-                data = ev.data
-                if (
-                    ev.event == etype
-                    and "error" not in obj
-                    and data.count(b'":') <= len(obj)
-                    and data.count(b"[") + data.count(b"{") <= self._depth_budget
-                    and not _has_long_digits(data)
-                ):
-                    violations = self.schemas.validate_event(obj)
-                    if not violations and self.machine.try_fast(etype, obj):  # type: ignore[arg-type]
-                        return
-                    self._event_full(ev, out, obj, violations)
-                    return
-            self._event_full(ev, out, obj)
-            return
+        """One event by the full path (the hot path is inlined in ``feed``)."""
         if self._trace is not None:
             self._event_full(ev, out, self._trace_event(ev))
             return
@@ -410,9 +432,10 @@ class StreamLinter:
                 out,
             )
             return
+        unusual_numbers = False
         try:
             if obj is _UNPARSED:
-                obj = _loads(data)
+                obj, unusual_numbers = _loads(data)
         except orjson.JSONDecodeError as exc:
             pos = ev.position
             stripped = data.strip()
@@ -426,7 +449,7 @@ class StreamLinter:
         if not isinstance(obj, dict):
             self._emit(framing.DATA_NOT_OBJECT.finding(ev.position, kind=_json_kind(obj)), out)
             return
-        hazards = _json_hazards(data, obj, self.limits.max_json_depth)
+        hazards = _json_hazards(data, obj, self.limits.max_json_depth, unusual_numbers)
         if hazards:
             for rule, fields in hazards:
                 self._emit(rule.finding(ev.position, **fields), out)
@@ -576,27 +599,28 @@ _SIXTEEN_DIGITS = b"0" * 16
 def _has_long_digits(data: bytes) -> bool:
     # A translate and a substring search: several times cheaper than a regex scan.
     return _SIXTEEN_DIGITS in data.translate(_DIGITS_AS_ZERO)
-_LONG_NUMBER = re.compile(rb'(?<![\w."])-?\d{16,}(?:\.\d+)?(?:[eE][+-]?\d+)?|-?\d+(?:\.\d+)?[eE]\+?\d{3,}')
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _loads(data: bytes) -> Any:
-    """orjson, and for the legal JSON it refuses (a number beyond a double), the standard parser."""
+def _loads(data: bytes) -> tuple[Any, bool]:
+    """orjson, and for the legal JSON it refuses (a number beyond a double), the standard
+    parser; the flag says the fallback was needed (so the numbers deserve a look)."""
     try:
-        return orjson.loads(data)
+        return orjson.loads(data), False
     except orjson.JSONDecodeError as exc:
         if "number" not in str(exc):
             raise
         try:
-            return json.loads(data, parse_constant=_reject_constant)
+            return json.loads(data, parse_constant=_reject_constant), True
         except (ValueError, RecursionError):
             raise exc from None
 
 
-def _json_hazards(data: bytes, obj: dict[str, Any], max_depth: int) -> list[tuple[Rule, dict[str, Any]]]:
+def _json_hazards(data: bytes, obj: dict[str, Any], max_depth: int,
+                  unusual_numbers: bool = False) -> list[tuple[Rule, dict[str, Any]]]:
     """Legal JSON that clients read differently: repeated keys, unsafe numbers, deep nesting.
 
     Each check has a cheap necessary condition first; the exact (slow) check runs
@@ -605,10 +629,12 @@ def _json_hazards(data: bytes, obj: dict[str, Any], max_depth: int) -> list[tupl
     found: list[tuple[Rule, dict[str, Any]]] = []
     if data.count(b"{") + data.count(b"[") > max_depth and _depth(obj) > max_depth:
         return [(framing.JSON_TOO_DEEP, {"limit": max_depth})]
-    if data.count(b'":') > _key_count(obj, 64):
+    if data.count(b'":') > _key_count(obj):
         for key in _duplicate_keys(data):
             found.append((framing.DUPLICATE_KEY, {"key": key}))
-    if _LONG_NUMBER.search(data):
+    # Beyond 2^53 needs 16 digits in a row; an overflowing exponent makes orjson
+    # fail, and the fallback parse reports it (see _loads).
+    if unusual_numbers or _has_long_digits(data):
         for number in _unsafe_numbers(data):
             found.append((framing.NUMBER_RANGE, {"number": number}))
     return found
@@ -627,17 +653,17 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def _key_count(value: Any, budget: int) -> int:
-    """Keys in all objects (stops counting past ``budget``: only a lower bound is needed)."""
+def _key_count(value: Any) -> int:
+    """Keys in all objects of a parsed document (each key is one `":` in compact JSON)."""
     count, stack = 0, [value]
-    while stack and count <= budget:
+    while stack:
         node = stack.pop()
         if isinstance(node, dict):
             count += len(node)
             stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
         elif isinstance(node, list):
             stack.extend(v for v in node if isinstance(v, (dict, list)))
-    return count if not stack else budget + 1 + count
+    return count
 
 
 def _duplicate_keys(data: bytes) -> list[str]:

@@ -30,6 +30,7 @@ objects; positions come from the caller; nothing here knows about profiles
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,7 +193,7 @@ class Item:
     arguments_done: bool = False
     had_status: bool = False  # the added item carried a status
     # What the item's output_item.done said, for the final-output comparison.
-    final_fingerprint: tuple[Any, ...] | None = None
+    final_fingerprint: bytes | None = None
 
     @property
     def label(self) -> str:
@@ -216,10 +217,14 @@ class MachineState:
 class ResponsesMachine:
     """Consumes Responses event objects in order; returns findings per event."""
 
-    def __init__(self, *, request: dict[str, Any] | None = None, known_types: frozenset[str] | None = None) -> None:
+    def __init__(self, *, request: dict[str, Any] | None = None, known_types: frozenset[str] | None = None,
+                 keep_texts: bool = False) -> None:
         self.state = MachineState()
         self.request = request or {}
         self.known_types = known_types
+        # Keep done items' texts (for item_texts(), the reports' text view); otherwise
+        # a done item's text is released, so memory holds only the open items' text.
+        self.keep_texts = keep_texts
         self.items: list[Item] = []  # in added order
         self.by_id: dict[str, Item] = {}
         self.by_index: dict[int, Item] = {}
@@ -640,6 +645,13 @@ class ResponsesMachine:
             if isinstance(final, list) and parts:
                 self._compare_parts(item, key, parts, final, pos, out)
         item.final_fingerprint = _fingerprint(raw)
+        self._release(item)
+
+    def _release(self, item: Item) -> None:
+        """A done item's text is no longer compared with anything but by digest."""
+        for part in (*item.content, *item.summary):
+            part.text = part.text.compacted() if self.keep_texts else TextAccumulator()
+        item.arguments = item.arguments.compacted() if self.keep_texts else TextAccumulator()
 
     def _done_function_call(self, item: Item, raw: dict[str, Any], pos: Position, out: list[Finding]) -> None:
         if not item.arguments_done:
@@ -862,8 +874,14 @@ def _part_text(part: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _fingerprint(item: dict[str, Any]) -> tuple[Any, ...]:
-    """What must agree between an item's output_item.done and the final output."""
+def _fingerprint(item: dict[str, Any]) -> bytes:
+    """What must agree between an item's output_item.done and the final output, as a
+    digest: done items are kept until the terminal event, their texts need not be."""
+    return hashlib.blake2b(repr(_identity_and_texts(item)).encode("utf-8", "surrogatepass"),
+                           digest_size=16).digest()
+
+
+def _identity_and_texts(item: dict[str, Any]) -> tuple[Any, ...]:
     def texts(key: str) -> tuple[Any, ...]:
         parts = item.get(key)
         if not isinstance(parts, list):

@@ -86,6 +86,8 @@ class SSEDecoder:
         self.max_event_bytes = max_event_bytes
         self._buf = b""
         self._buf_offset = 0  # absolute byte offset of self._buf[0]
+        self._parts: list[bytes] = []  # chunks of an unfinished long line, after _buf
+        self._parts_size = 0
         self._started = False  # BOM decision made
         self._closed = False
         self._line_no = 1  # number of the next line to be completed
@@ -113,13 +115,42 @@ class SSEDecoder:
 
     @property
     def bytes_seen(self) -> int:
-        return self._buf_offset + len(self._buf)
+        return self._buf_offset + len(self._buf) + self._parts_size
+
+    @property
+    def pending_line(self) -> bool:
+        """Part of an unfinished line is set aside (see feed)."""
+        return bool(self._parts)
+
+    def _join_parts(self) -> None:
+        if self._parts:
+            self._buf += b"".join(self._parts)
+            self._parts = []
+            self._parts_size = 0
 
     def feed(self, chunk: bytes) -> list[SSEEvent | Finding]:
         if self._closed:
             raise RuntimeError("feed() after close()")
         if not chunk:
             return []
+        if (
+            self._started
+            and not self._skipping_line
+            and self._buf[-1:] != b"\r"
+            and b"\n" not in chunk
+            and b"\r" not in chunk
+        ):
+            # A chunk inside a long line: set it aside and join once the line
+            # ends, instead of re-copying the growing line on every chunk.
+            self._parts.append(chunk)
+            self._parts_size += len(chunk)
+            if len(self._buf) + self._parts_size <= self.max_line_bytes:
+                return []
+            self._join_parts()
+            out_: list[SSEEvent | Finding] = []
+            self._check_line_limit(out_)
+            return out_
+        self._join_parts()
         self._buf += chunk
         out: list[SSEEvent | Finding] = []
         if not self._started:
@@ -134,6 +165,7 @@ class SSEDecoder:
         if self._closed:
             return []
         out: list[SSEEvent | Finding] = []
+        self._join_parts()
         if not self._started:
             self._strip_bom(out)
         self._process(out, final=True)
@@ -259,21 +291,29 @@ class SSEDecoder:
             pos = m.end()
 
     def _lf_block(self, block: bytes, base: int, out: list[SSEEvent | Finding]) -> None:
-        """Valid UTF-8, LF only: whole simple events at once, other lines one by one."""
+        """Valid UTF-8, LF only: whole simple events at once, other lines one by one.
+
+        The hot loop keeps the counters in locals and writes them back before
+        any line goes through the general path (which reads and updates them).
+        """
         match = _SIMPLE_EVENT.match
+        append = out.append
         names = self._names
         pos = 0
         n = len(block)
         max_line = self.max_line_bytes
         max_event = self.max_event_bytes
+        events, line_no = self._events, self._line_no
+        last_id, retry = self._last_event_id, self._retry
+        idle = not self._data and self._event_name is None and not self._fields and not self._too_large
         while pos < n:
-            if not self._data and self._event_name is None and not self._fields and not self._too_large:
+            if idle:
                 m = match(block, pos)
                 if m is not None:
                     raw_name, data = m.group(1, 2)
                     end = m.end()
                     if end - pos > max_line or len(data) >= max_event:
-                        # Near a limit: line lengths exactly as the slow path counts them.
+                        # Near a limit: line lengths exactly as the general path counts them.
                         data_start = m.start(2)
                         data_line = end - 2 - data_start + (6 if block[data_start - 1] == 0x20 else 5)
                         event_line = 0 if raw_name is None else m.end(1) - pos
@@ -282,25 +322,25 @@ class SSEDecoder:
                         fits = True
                     if fits:
                         if raw_name is None:
-                            name = None
-                            lines = 3
+                            append(SSEEvent(events, data, None, last_id, retry, line_no, base + pos, base + end, 1))
+                            line_no += 2
                         else:
                             name = names.get(raw_name)
                             if name is None:
                                 name = names[raw_name] = raw_name.decode("utf-8")
-                            lines = 4
-                        line_no = self._line_no
-                        self._line_no = line_no + lines - 1
-                        out.append(
-                            SSEEvent(self._events, data, name, self._last_event_id, self._retry, line_no,
-                                     base + pos, base + end, 1)
-                        )
-                        self._events += 1
+                            append(SSEEvent(events, data, name, last_id, retry, line_no, base + pos, base + end, 1))
+                            line_no += 3
+                        events += 1
                         pos = end
                         continue
+            self._events, self._line_no = events, line_no
             nl = block.index(b"\n", pos)
             self._line(block[pos:nl], base + pos, base + nl + 1, out)
             pos = nl + 1
+            events, line_no = self._events, self._line_no
+            last_id, retry = self._last_event_id, self._retry
+            idle = not self._data and self._event_name is None and not self._fields and not self._too_large
+        self._events, self._line_no = events, line_no
 
     def _report_nul(self, line: bytes, pos: int, out: list[SSEEvent | Finding]) -> bool:
         """Report the first NUL of the stream; returns whether to keep looking (never)."""

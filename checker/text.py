@@ -37,6 +37,13 @@ class TextAccumulator:
         else:
             self._digest.update(piece.encode("utf-8", "surrogatepass"))
 
+    def compacted(self) -> "TextAccumulator":
+        """The same text as one string (a list of many small deltas costs far more)."""
+        if self._digest is not None:
+            return self
+        self.text()
+        return self
+
     def __len__(self) -> int:
         return self._size
 
