@@ -11,14 +11,8 @@ Exit codes, as lint: 0 no finding at or above ``--fail-on``; 1 at least one; 2 a
 from __future__ import annotations
 
 import argparse
-import contextlib
-import logging
 import math
-import signal
-import socket
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,6 +25,7 @@ from checker.console import make_console
 from checker.errors import UsageError
 from checker.findings import Finding, Severity
 from checker.live.history import Tracker
+from checker.live.server import configure_logging, make_server
 from checker.live.probe_command import ProbeJsonReporter, ProbeTextReporter
 from checker.report import ReportOptions, Summary, get_reporter
 from checker.report.text import SEVERITY_STYLE
@@ -40,7 +35,6 @@ HELP = "a reverse proxy that forwards a real client's requests unchanged and che
 DEFAULT_LISTEN = "127.0.0.1:8100"
 # How long a shutdown waits for answers still being forwarded; open ones are ended at once by
 # Proxy.close(), so this is only a safety net.
-SHUTDOWN_GRACE_S = 3.0
 
 EPILOG = """\
 examples:
@@ -155,8 +149,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"sse-check: warning: listening on {bound_host}, not a loopback address: anyone who can reach this "
               "machine can use the upstream through the proxy", file=sys.stderr)
     url_host = f"[{bound_host}]" if ":" in bound_host else bound_host
-    _configure_logging(verbose=args.log)
-    server = _server(proxy, access_log=args.log, announce=f"proxying {upstream} on http://{url_host}:{bound_port}")
+    configure_logging("sse-check proxy", verbose=args.log)
+    # The upstream's own Server and Date headers are passed on instead of uvicorn's.
+    server = make_server(proxy, announce=f"proxying {upstream} on http://{url_host}:{bound_port}",
+                         access_log=args.log, on_shutdown=proxy.close, after_shutdown=proxy.aclose,
+                         date_header=False)
     try:
         server.run(sockets=[sock])
     finally:
@@ -316,58 +313,4 @@ class ProxyJsonReporter(ProbeJsonReporter):
 # --- the server ----------------------------------------------------------------------------------------
 
 
-def _configure_logging(*, verbose: bool) -> None:
-    from checker.live.serve import OnPurposeFilter
-
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("sse-check proxy: %(message)s"))
-    # The proxy drops a client's connection on purpose when the upstream cut its body.
-    handler.addFilter(OnPurposeFilter())
-    logger = logging.getLogger("uvicorn")
-    logger.handlers = [handler]
-    logger.setLevel(logging.INFO if verbose else logging.WARNING)
-    logger.propagate = False
-
-
-def _server(proxy: Any, *, access_log: bool, announce: str) -> Any:
-    import uvicorn
-
-    class Server(uvicorn.Server):
-        """uvicorn, plus: announce once listening, end open exchanges first on shutdown, exit 0 on a signal."""
-
-        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-            await super().startup(sockets)
-            if self.started and not self.should_exit:
-                print(announce, flush=True)
-
-        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-            proxy.close()
-            await super().shutdown(sockets)
-            await proxy.aclose()
-
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            # Stopping the proxy is how it is used: the report follows, no KeyboardInterrupt, no -15.
-            if threading.current_thread() is not threading.main_thread():
-                yield
-                return
-            previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
-            try:
-                yield
-            finally:
-                for sig, handler in previous.items():
-                    signal.signal(sig, handler)
-
-    config = uvicorn.Config(
-        proxy,
-        http="h11",
-        ws="none",
-        lifespan="off",
-        log_config=None,
-        access_log=access_log,
-        server_header=False,  # the upstream's own Server and Date headers are passed on instead
-        date_header=False,
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-    )
-    return Server(config)
 

@@ -7,26 +7,20 @@ what the server answers is decided in ``checker.live.serve`` and ``checker.live.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import ipaddress
-import logging
-import signal
 import socket
 import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from checker.errors import UsageError
+from checker.live.server import configure_logging, make_server
 from checker.live.faults import FAULTS, FaultError, Faults, FaultSpec, parse_value
 
 HELP = "replay saved captures byte for byte as a real HTTP server, with injectable faults"
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-# How long a shutdown waits for responses still being written before it cancels them. Open streams
-# (stalls, keep-open) are ended at once by Replayer.close(), so this is only a safety net.
-SHUTDOWN_GRACE_S = 3.0
 
 EPILOG = """\
 endpoints:
@@ -119,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
               "this machine can read the captures", file=sys.stderr)
     url_host = f"[{host}]" if ":" in host else host
     announce = f"serving {len(catalogue)} captures on http://{url_host}:{port}"
-    _configure_logging(verbose=args.log)
-    server = _server(replayer, access_log=args.log, announce=announce)
+    configure_logging("sse-check serve", verbose=args.log)
+    server = make_server(replayer.app, announce=announce, access_log=args.log, on_shutdown=replayer.close)
     try:
         server.run(sockets=[sock])
     finally:
@@ -152,55 +146,3 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _configure_logging(*, verbose: bool) -> None:
-    from checker.live.serve import OnPurposeFilter
-
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("sse-check serve: %(message)s"))
-    handler.addFilter(OnPurposeFilter())
-    logger = logging.getLogger("uvicorn")
-    logger.handlers = [handler]
-    logger.setLevel(logging.INFO if verbose else logging.WARNING)
-    logger.propagate = False
-
-
-def _server(replayer: Any, *, access_log: bool, announce: str) -> Any:
-    import uvicorn
-
-    class Server(uvicorn.Server):
-        """uvicorn, plus: announce once listening, end open streams first on shutdown, exit 0 on a signal."""
-
-        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-            await super().startup(sockets)
-            if self.started and not self.should_exit:
-                print(announce, flush=True)
-
-        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-            replayer.close()
-            await super().shutdown(sockets)
-
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            # uvicorn re-raises the signal after a graceful shutdown (so SIGTERM would end the process
-            # with status -15, SIGINT with a KeyboardInterrupt); stopping a replay server is not an error.
-            if threading.current_thread() is not threading.main_thread():
-                yield
-                return
-            previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
-            try:
-                yield
-            finally:
-                for sig, handler in previous.items():
-                    signal.signal(sig, handler)
-
-    config = uvicorn.Config(
-        replayer.app,
-        http="h11",
-        ws="none",
-        lifespan="off",
-        log_config=None,
-        access_log=access_log,
-        server_header=False,  # the recorded Server header is replayed instead
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-    )
-    return Server(config)

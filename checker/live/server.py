@@ -1,0 +1,88 @@
+"""The uvicorn server behind ``sse-check serve`` and ``sse-check proxy``: one setup for both.
+
+Both announce their address on stdout once listening (tests and scripts read it), end
+their open streams before uvicorn's graceful shutdown, and treat SIGINT/SIGTERM as the
+normal way to stop (exit 0, no KeyboardInterrupt, no -15).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+# How long a shutdown waits for responses still being written before it cancels them. Open
+# streams (stalls, keep-open, proxied answers) are ended at once by the owner's on_shutdown,
+# so this is only a safety net.
+SHUTDOWN_GRACE_S = 3.0
+
+
+def configure_logging(prefix: str, *, verbose: bool) -> None:
+    """uvicorn's log on stderr as one-line ``prefix: message`` records, warnings only unless verbose."""
+    from checker.live.serve import OnPurposeFilter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{prefix}: %(message)s"))
+    # Connections dropped on purpose (an injected disconnect, an upstream cut) are not errors.
+    handler.addFilter(OnPurposeFilter())
+    logger = logging.getLogger("uvicorn")
+    logger.handlers = [handler]
+    logger.setLevel(logging.INFO if verbose else logging.WARNING)
+    logger.propagate = False
+
+
+def make_server(
+    app: Any,
+    *,
+    announce: str,
+    access_log: bool,
+    on_shutdown: Callable[[], None],
+    after_shutdown: Callable[[], Awaitable[None]] | None = None,
+    date_header: bool = True,
+) -> Any:
+    """A uvicorn server for ``app`` (h11, no lifespan, no Server header: the recorded or upstream one is sent)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and not self.should_exit:
+                print(announce, flush=True)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            on_shutdown()
+            await super().shutdown(sockets)
+            if after_shutdown is not None:
+                await after_shutdown()
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # uvicorn re-raises the signal after a graceful shutdown (SIGTERM would end the process with
+            # status -15, SIGINT with a KeyboardInterrupt); stopping these servers is how they are used.
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    config = uvicorn.Config(
+        app,
+        http="h11",
+        ws="none",
+        lifespan="off",
+        log_config=None,
+        access_log=access_log,
+        server_header=False,
+        date_header=date_header,
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
+    return Server(config)
