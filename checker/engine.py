@@ -93,7 +93,7 @@ class LintResult:
     profile: str
     items: list[dict[str, Any]] = field(default_factory=list)
     trace: list["TraceEntry"] | None = None
-    # What each item accumulated (ResponsesMachine.item_texts), only with trace=True.
+    # What each item accumulated (ResponsesMachine.item_texts), only with trace or keep_texts.
     texts: list[dict[str, Any]] | None = None
 
     def worst(self) -> Severity | None:
@@ -111,7 +111,9 @@ class StreamLinter:
 
     ``feed(chunk)`` returns the findings that chunk completed (first
     occurrences only, profile applied); ``close()`` ends the stream and
-    returns the :class:`LintResult`.
+    returns the :class:`LintResult`. ``trace`` records every event for
+    timelines; ``keep_texts`` keeps what each done item accumulated
+    (``LintResult.texts``), which otherwise is released to bound memory.
     """
 
     def __init__(
@@ -124,6 +126,7 @@ class StreamLinter:
         limits: Limits = Limits(),
         collapse: bool = True,
         trace: bool = False,
+        keep_texts: bool = False,
         schema_set: Any = None,
     ) -> None:
         self.profile = profile
@@ -142,7 +145,7 @@ class StreamLinter:
         self._validators: dict[str, Any] | None = getattr(self.schemas, "_event_validators", None)
         self._stopped = False
         self.machine = ResponsesMachine(request=request, known_types=self.schemas.known_event_types(),
-                                        keep_texts=trace)
+                                        keep_texts=trace or keep_texts)
         self._select = tuple(s.upper() for s in select) if select else ()
         self._ignore = tuple(s.upper() for s in ignore) if ignore else ()
         self._collapse = collapse
@@ -309,7 +312,7 @@ class StreamLinter:
             response_id=st.response_id,
             profile=self.profile.name,
             trace=self._trace,
-            texts=self.machine.item_texts() if self._trace is not None else None,
+            texts=self.machine.item_texts() if self.machine.keep_texts else None,
             items=[
                 {"id": it.id, "type": it.type, "output_index": it.output_index, "done": it.done}
                 for it in self.machine.items

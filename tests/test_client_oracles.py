@@ -64,7 +64,7 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
 def _lint(path: Path) -> tuple[LintResult, StreamLinter]:
     """The capture under the openai profile (every rule on) with its declared limits and request."""
     decl: Declaration = declaration(path)
-    linter = StreamLinter(profile=get_profile("openai"), request=decl.request, limits=decl.limits)
+    linter = StreamLinter(profile=get_profile("openai"), request=decl.request, limits=decl.limits, keep_texts=True)
     linter.feed(path.read_bytes())
     return linter.close(), linter
 
