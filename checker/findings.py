@@ -45,6 +45,11 @@ class Position(NamedTuple):
     event_index: int | None = None
     event_type: str | None = None
 
+    def label(self) -> str:
+        """``line:byte``, and ``#index`` for an event: how reports show a position."""
+        text = f"{self.line}:{self.byte}"
+        return text if self.event_index is None else f"{text} #{self.event_index}"
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "line": self.line,

@@ -21,11 +21,7 @@ TEXT_CLIP = 20_000
 
 
 def where(finding: Finding) -> str:
-    pos = finding.position
-    text = f"{pos.line}:{pos.byte}"
-    if pos.event_index is not None:
-        text += f" #{pos.event_index}"
-    return text
+    return finding.position.label()
 
 
 def findings_table(findings: list[Finding]) -> str:

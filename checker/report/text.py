@@ -17,11 +17,7 @@ SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severi
 
 
 def where(finding: Finding) -> str:
-    pos = finding.position
-    text = f"{pos.line}:{pos.byte}"
-    if pos.event_index is not None:
-        text += f" #{pos.event_index}"
-    return text
+    return finding.position.label()
 
 
 class TextReporter:
