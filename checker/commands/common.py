@@ -123,6 +123,10 @@ def open_output(path: str | None) -> Iterator[IO[str]]:
         return
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
+    # mkstemp creates the file 0600; a report is meant to be opened and shared like any file the user writes.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             yield handle
