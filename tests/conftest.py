@@ -1,3 +1,11 @@
-"""Project-wide test setup: pytest's own ``pytester`` fixture, for the pytest plugin's tests."""
+"""Project-wide test setup: pytest's own ``pytester`` fixture, for the pytest plugin's tests.
+
+tests/real_server (a real llama-server, built from source by the ``real-server`` extra) is collected only
+when ``SSE_CHECK_REAL_SERVER=1`` (``make test-all``): ``make test`` never starts it.
+"""
+
+import os
 
 pytest_plugins = ["pytester"]
+
+collect_ignore = [] if os.environ.get("SSE_CHECK_REAL_SERVER") == "1" else ["real_server"]
