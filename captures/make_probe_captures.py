@@ -167,6 +167,7 @@ def example(
     reference: dict[str, Any] | None = None,
     limits: ProbeLimits = LIMITS,
     redirects: list[dict[str, Any]] | None = None,
+    connection: dict[str, Any] | None = None,
     **timing: Any,
 ) -> None:
     chosen: Scenario = SCENARIOS[scenario]
@@ -185,6 +186,7 @@ def example(
         headers=headers, redirects=redirects or [], ending=ending, detail=detail, size=len(body),
         events=events_count, timings=timings(size=len(body), stream=stream, **timing), limits=limits,
         reference=reference, started_at="2026-10-01T12:00:00+00:00",
+        connection=connection or {"closed_by_server": None, "closed_after": None, "retried": None},
     )
     meta["about"] = about
     (HTTP / f"{name}.sse").write_bytes(body)
@@ -258,6 +260,12 @@ def make_http_examples() -> None:
     example("HTP018-nonstream-not-a-response", TEXT, scenario="plain_text_nonstream",
             about="an event stream sent although the request said stream: false",
             codes=["HTP002", "HTP018"], headers=SSE_HEADERS, events_count=0)
+    # As llama-server does after every stream (captures/llama.cpp-probe): chunked, Keep-Alive announced, closed.
+    example("HTP019-connection-closed-unannounced", TEXT,
+            about="the server closed the connection right after a complete stream, without Connection: close",
+            codes=["HTP019"], headers=[*SSE_HEADERS, ["transfer-encoding", "chunked"],
+                                       ["keep-alive", "timeout=5, max=100"]],
+            connection={"closed_by_server": True, "closed_after": 0.0002, "retried": None})
 
 
 if __name__ == "__main__":

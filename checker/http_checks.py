@@ -247,6 +247,12 @@ def exchange_findings(
     if redirects:
         chain = ", then ".join(f"{r.get('status')} to {r.get('url')}" for r in redirects if isinstance(r, dict))
         head.append(rules.REDIRECT.finding(_START, chain=chain))
+    connection = meta.get("connection") if isinstance(meta.get("connection"), Mapping) else {}
+    if connection.get("retried"):
+        head.append(rules.CLOSED_UNANNOUNCED.finding(
+            _START, what="dropped the kept-alive connection under this request, which got no answer "
+                         f"({_one_line(str(connection['retried']))}; sent again on a new connection)",
+            announced=""))
     if kind == "connect-error":
         head.append(rules.CONNECT_FAILED.finding(_START, host=host, error=detail or "connection failed"))
         return head, end_findings
@@ -329,6 +335,14 @@ def exchange_findings(
     elif kind == "byte-cap" and not streamed:  # a stream over the cap is the engine's SSE027
         what = "non-streaming answer" if ok else f"HTTP {status} body"
         end_findings.append(rules.BODY_CAP.finding(end, what=what, limit=limits.get("max_bytes"), bytes=received))
+    after = connection.get("closed_after")
+    if connection.get("closed_by_server") is True and kind == "complete":
+        keep_alive = header(meta, "keep-alive")
+        when = f"{after * 1000:.1f} ms after" if isinstance(after, (int, float)) and after >= 0.0001 \
+            else "right after"
+        end_findings.append(rules.CLOSED_UNANNOUNCED.finding(
+            end, what=f"closed the connection {when} this complete response",
+            announced=f" (it even sent Keep-Alive: {keep_alive})" if keep_alive else ""))
     return head, end_findings
 
 

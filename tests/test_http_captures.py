@@ -20,9 +20,11 @@ import pytest
 from checker.captures import request_for
 from checker.cli import main
 from checker.engine import LintResult
+from checker.findings import Severity
 from checker.http_checks import ExchangeLinter, is_probe_meta
 from checker.live.probe import ProbeLimits, build_meta
 from checker.live.scenarios import BUILTIN
+from checker.profiles import get_profile
 from checker.rules import RULES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -138,3 +140,42 @@ def test_the_probe_set_streams_are_copies_of_the_conforming_corpus() -> None:
         stream = (PROBE / path.name.replace(".nonstream.json", ".sse")).read_text()
         last = [line for line in stream.splitlines() if line.startswith("data: ")][-1]
         assert json.loads(path.read_text()) == json.loads(last[len("data: "):])["response"], path.name
+
+
+# --- captures/llama.cpp-probe: a probe of the real llama-server, as saved -------------------------------------
+
+REAL_PROBE = CAPTURES / "llama.cpp-probe"
+REAL_PROBE_CAPTURES = sorted(REAL_PROBE.glob("*.sse"))
+
+
+def test_the_real_llama_server_probe_covers_every_built_in_scenario() -> None:
+    assert [p.name.removesuffix(".sse") for p in REAL_PROBE_CAPTURES] == sorted(s.name for s in BUILTIN)
+
+
+@pytest.mark.parametrize("path", REAL_PROBE_CAPTURES, ids=lambda p: p.name)
+def test_the_real_llama_server_probe_lints_as_declared(path: Path) -> None:
+    meta = meta_of(path)
+    assert is_probe_meta(meta) and meta["scenario"] == path.name.removesuffix(".sse")
+    expected = declared(path)
+    assert set(expected) == {"openai", "llama.cpp"}
+    for profile, codes in expected.items():
+        result = lint(path, profile=profile)
+        assert {f.code for f in result.findings} == codes, (profile, sorted({f.code for f in result.findings}))
+    # The llama.cpp profile documents every one of them: a server behaving as recorded is clean at info.
+    loud = [f for f in lint(path, profile="llama.cpp").findings if f.severity > Severity.INFO]
+    assert loud == [], [f"{f.code} {f.message}" for f in loud]
+
+
+def test_only_the_unknown_model_is_the_documented_accepted_request() -> None:
+    """HTP005 is a known llama.cpp deviation for the unknown model alone: the same stream answering the
+    malformed-input scenario is still a warning under --profile llama.cpp."""
+    path = REAL_PROBE / "invalid_model.sse"
+    (found,) = [f for f in lint(path, profile="llama.cpp").findings if f.code == "HTP005"]
+    assert found.severity == Severity.INFO and "ignores the request's model" in (found.known_deviation or "")
+    (strict,) = [f for f in lint(path).findings if f.code == "HTP005"]
+    assert strict.severity == Severity.WARNING and strict.known_deviation is None
+    meta = {**meta_of(path), "scenario": "malformed_input"}
+    linter = ExchangeLinter(meta, profile=get_profile("llama.cpp"), request=request_for(path))
+    linter.feed(path.read_bytes())
+    (other,) = [f for f in linter.close().findings if f.code == "HTP005"]
+    assert other.severity == Severity.WARNING and other.known_deviation is None

@@ -54,6 +54,7 @@ from checker.engine import Limits, LintResult
 from checker.errors import UsageError
 from checker.findings import Finding
 from checker.http_checks import ENDINGS, META_VERSION, ExchangeLinter, stream_reference
+from checker.live.connection import CloseWatch, announces_close, is_framed, is_unanswered
 from checker.live.scenarios import Scenario
 
 SCENARIO_HEADER = "x-sse-check-scenario"
@@ -358,6 +359,7 @@ async def _exchange(
     response_headers: list[tuple[str, str]] = []
     redirects: list[dict[str, Any]] = []
     meta_head: dict[str, Any] = {"expect": scenario.expect, "status": None, "limits": limits.as_dict()}
+    connection: dict[str, Any] = {"closed_by_server": None, "closed_after": None, "retried": None}
     target = config.save_dir / f"{scenario.name}.sse" if config.save_dir is not None else None
     sink = BodySink(target, redact)
     linter: ExchangeLinter | None = None
@@ -366,9 +368,20 @@ async def _exchange(
     try:
         http_request = client.build_request("POST", config.url, content=json.dumps(request).encode(),
                                             headers=headers)
+        watch = CloseWatch()
+        watch.attach(http_request)
         wait = min(limits.first_byte_timeout, limits.total_timeout)
         try:
-            response = await asyncio.wait_for(client.send(http_request, stream=True), timeout=wait)
+            try:
+                response = await asyncio.wait_for(client.send(http_request, stream=True), timeout=wait)
+            except httpx.HTTPError as exc:
+                if not is_unanswered(exc):
+                    raise
+                # The server closed a kept-alive connection under the request (HTP019): send it again once,
+                # on a new connection, as openai-python does, so that the scenario is still measured.
+                connection["retried"] = _error_text(exc)
+                response = await asyncio.wait_for(client.send(http_request, stream=True),
+                                                  timeout=max(wait - (clock() - start), 0.0))
         except asyncio.TimeoutError:
             ending = "first-byte-timeout" if limits.first_byte_timeout <= limits.total_timeout else "total-timeout"
         except httpx.ConnectTimeout:
@@ -378,6 +391,7 @@ async def _exchange(
         except httpx.HTTPError as exc:
             ending, detail = "disconnect", _error_text(exc)
         if response is not None:
+            watch.bind(response)
             timings["headers"] = clock() - start
             status, reason = response.status_code, response.reason_phrase
             http_version = response.http_version
@@ -390,6 +404,12 @@ async def _exchange(
         if response is not None:
             ending, detail = await _read_body(response, linter, sink, live, timings, start, limits,
                                               lambda n, e: progress(scenario.name, "body", n, e))
+            if ending == "complete" and is_framed(response_headers) \
+                    and not announces_close(http_version, response_headers):
+                closed = await watch.closed_after_body()
+                if closed is not None:
+                    connection["closed_by_server"] = closed is not False
+                    connection["closed_after"] = None if closed is False else closed
     except asyncio.CancelledError:
         interrupted = True
         ending, detail = "interrupted", "the probe was interrupted"
@@ -413,7 +433,7 @@ async def _exchange(
         request_headers=redact.headers(headers, request=True), status=status, reason=reason,
         http_version=http_version, headers=redact.headers(response_headers), redirects=redirects,
         ending=ending, detail=redact.text(detail), size=sink.size, events=linter.events, timings=timings,
-        limits=limits, reference=reference, started_at=started_at,
+        limits=limits, reference=reference, started_at=started_at, connection=connection,
     )
     meta = json.loads(json.dumps(meta))  # exactly what is saved, and what lint will read back
     result = linter.close(meta)
@@ -451,6 +471,7 @@ def build_meta(
     limits: ProbeLimits,
     reference: Mapping[str, Any] | None = None,
     started_at: str | None = None,
+    connection: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The record of one exchange, as saved in ``NAME.meta.json`` (format: ``checker.http_checks``).
     Values must already be redacted."""
@@ -479,6 +500,7 @@ def build_meta(
         "timings": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in timings.items()},
         "limits": limits.as_dict(),
         "reference": dict(reference) if reference is not None and scenario.expect == "nonstream" else None,
+        "connection": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in (connection or {}).items()},
     }
 
 

@@ -51,6 +51,7 @@ from starlette.types import Receive, Scope, Send
 from checker.engine import Limits, LintResult
 from checker.findings import Finding, Position
 from checker.http_checks import ExchangeLinter
+from checker.live.connection import is_unanswered
 from checker.live.history import Exchange, Tracker, api_of
 from checker.live.outcome import Api, Outcome, OutcomeCollector, outcome_from_json
 from checker.live.probe import (  # the probe's redaction, capture writing and error texts
@@ -473,7 +474,21 @@ class Proxy:
             await _cancel(sending)
             return None, "interrupted", reason
         try:
-            response = sending.result()
+            try:
+                response = sending.result()
+            except httpx.HTTPError as exc:
+                if not is_unanswered(exc):
+                    raise
+                # The upstream closed a kept-alive connection of this proxy's pool under the request (HTP019):
+                # nothing was answered, so send it once more on a new connection rather than fail a request
+                # that the client, connected directly, would have had answered.
+                sending = asyncio.ensure_future(client.send(client.build_request(method, url, headers=headers,
+                                                                                 content=body), stream=True))
+                reason = await self._first(sending, receive)
+                if reason is not None:
+                    await _cancel(sending)
+                    return None, "interrupted", reason
+                response = sending.result()
         except httpx.HTTPError as exc:
             kind = "tls-error" if _is_tls(exc) else "connect-error" if isinstance(
                 exc, (httpx.ConnectError, httpx.ConnectTimeout)) else "disconnect"

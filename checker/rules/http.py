@@ -212,3 +212,20 @@ NONSTREAM_NOT_RESPONSE = rule(
     bad="http/HTP018-nonstream-not-a-response.sse",
     good=GOOD,
 )
+CLOSED_UNANNOUNCED = rule(
+    "HTP019", "connection-closed-unannounced", "warning",
+    "the server {what} without `Connection: close`{announced}",
+    summary="Flags a server that closes a persistent HTTP/1.1 connection after a complete response without "
+            "announcing it, or drops a kept-alive connection under the next request.",
+    why="Without `Connection: close` an HTTP/1.1 connection persists, so clients put it back in their pool "
+        "and send the next request on it. If the server closes it unannounced, that request meets a closed "
+        "socket (\"Server disconnected without sending a response\") whenever it is sent before the close "
+        "arrives: a race. POST is not idempotent, so generic clients (httpx, requests, fetch) do not resend "
+        "it and fail; openai-python and openai-node resend it only after a back-off (0.5 s and up), and only "
+        "while retries are enabled. llama-server does this after every streamed response.",
+    sources=("RFC 9112 §9.3 (persistence) and §9.6 (tear-down: a server that closes should send close)",
+             "RFC 9112 §9.3.1 (non-idempotent requests are not retried automatically)",
+             "openai-python src/openai/_base_client.py (APIConnectionError retried)"),
+    bad="http/HTP019-connection-closed-unannounced.sse",
+    good=GOOD,
+)

@@ -429,3 +429,29 @@ def test_the_docs_name_every_scenario_rule_flag_and_ending() -> None:
     assert "## Check a live server" in readme and "llama-server -m model.gguf --jinja --port 8080" in readme
     assert "llama-server -m model.gguf --jinja --port 8080" in doc
     assert "sse-check probe http://127.0.0.1:8080 --model X" in doc
+
+
+def test_a_probe_of_the_saved_real_llama_server_probe_is_its_lint(serve: Any, tmp_path: Path) -> None:
+    """captures/llama.cpp-probe is what a probe of the real llama-server saved; served back (status, headers
+    and bytes from its meta), a probe gives the real server's verdict, and that is lint's on both saves. All
+    but HTP019: serve (uvicorn) keeps the connection open where llama-server closed it."""
+    recorded = ROOT / "captures" / "llama.cpp-probe"
+    server = serve(str(recorded))
+    for profile, loud_expected in (("llama.cpp", {}), ("openai", None)):
+        saved = tmp_path / profile
+        proc, report = probe_json(server.url, "--model", "tiny-qwen3-random", "--profile", profile,
+                                  "--save", str(saved))
+        entries = by_name(report)
+        assert sorted(entries) == sorted(NAMES)
+        loud = {n: sorted(f["code"] for f in e["findings"] if f["severity"] != "info") for n, e in entries.items()}
+        if loud_expected is not None:
+            assert {n: c for n, c in loud.items() if c} == loud_expected and proc.returncode == 0
+        else:
+            assert "HTP005" in loud["invalid_model"] and proc.returncode == 1
+        for name, entry in entries.items():
+            declared = set(json.loads((recorded / f"{name}.expect.json").read_text())[profile])
+            assert codes(entry) == declared - {"HTP019"}, name
+        assert_lint_agrees(report, saved, "--profile", profile)
+        # the recording itself lints as the probe of its replay does (timings aside, the same findings)
+        assert {n: codes(e) - {"HTP019"} for n, e in by_name(lint_json(str(recorded), "--profile", profile)).items()} \
+            == {n: codes(e) for n, e in entries.items()}
