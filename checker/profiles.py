@@ -122,11 +122,13 @@ CODEX = Profile(
 )
 
 _LLAMA = "llama.cpp (captures README): "
+_LLAMA_LIVE = "llama.cpp (the real server, captures/llama.cpp-probe): "
 
 LLAMA_CPP = Profile(
     name="llama.cpp",
-    description="llama.cpp's llama-server as documented in SPEC §4 and captures/llama.cpp/README.md: each "
-    "documented deviation is reported as info, anything else at full severity.",
+    description="llama.cpp's llama-server as documented in SPEC §4, captures/llama.cpp/README.md and, found "
+    "against the real server, captures/llama.cpp-probe/README.md: each documented deviation is reported as info, "
+    "anything else at full severity.",
     known_deviations=(
         KnownDeviation(code="LIF015", description=_LLAMA + "no event carries sequence_number"),
         KnownDeviation(code="ITM001", description=_LLAMA + "no event carries output_index"),
@@ -180,12 +182,12 @@ LLAMA_CPP = Profile(
         # request answered as a success is still a warning.
         KnownDeviation(
             code="HTP005",
-            description=_LLAMA + "a single-model llama-server ignores the request's model and answers any name",
+            description=_LLAMA_LIVE + "a single-model llama-server ignores the request's model, answers any name",
             when=_detail("what", "invalid_model"),
         ),
         KnownDeviation(
             code="HTP019",
-            description=_LLAMA + "llama-server closes the connection after every streamed response, although "
+            description=_LLAMA_LIVE + "llama-server closes the connection after every streamed response, although "
             "it announces Keep-Alive and no Connection: close",
             when=lambda f: str(f.details.get("what", "")).startswith("closed the connection"),
         ),
