@@ -35,14 +35,17 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; given a known ``command``, only that command's module is imported (a lint of a big capture
+    should not carry httpx and uvicorn in its memory)."""
     parser = argparse.ArgumentParser(
         prog="sse-check",
         description="Conformance checker for streamed OpenAI Responses API (SSE) captures and servers.",
     )
     parser.add_argument("--version", action="version", version=f"sse-check {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module_name in COMMANDS.items():
+    chosen = {command: COMMANDS[command]} if command in COMMANDS else COMMANDS
+    for name, module_name in chosen.items():
         module = importlib.import_module(module_name)
         cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(cmd)
@@ -51,8 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Top-level options come before the command, and none takes a value: the first word is the command.
+    parser = build_parser(next((w for w in words if not w.startswith("-")), None))
+    args = parser.parse_args(words)
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE

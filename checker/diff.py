@@ -131,7 +131,8 @@ class ShapeBuilder:
         return None
 
     def _new_lane(self, item: dict[str, Any], item_id: str | None) -> str:
-        kind = item.get("type") if isinstance(item.get("type"), str) else "item"
+        given = item.get("type")
+        kind = given if isinstance(given, str) else "item"
         word = _ITEM_WORDS.get(kind, kind)
         self._per_type[word] += 1
         rank = self._per_type[word]

@@ -51,7 +51,7 @@ _SNIPPET_BYTES = 512
 
 
 class TraceEntry(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), as SSEEvent's does
     line: int
     type: str
     lane: str  # the item id an event belongs to, or "response"
@@ -217,6 +217,7 @@ class StreamLinter:
         validators = self._validators or {}
         validate, try_fast = self.schemas.validate_event, self.machine.try_fast
         budget, digits = self._depth_budget, self._maybe_long_digits
+        big = BIG_JSON_BYTES
         for item in decoder.feed(chunk):
             if type(item) is not event_type:
                 self._emit(item, out)  # type: ignore[arg-type]
@@ -229,6 +230,9 @@ class StreamLinter:
                 self._event(ev, out)
                 continue
             data = ev.data
+            if len(data) > big:
+                self._event_full(ev, out)
+                continue
             try:
                 obj = loads(data)
             except decode_error:
@@ -402,7 +406,8 @@ class StreamLinter:
             except orjson.JSONDecodeError:
                 obj = _UNPARSED
             if isinstance(obj, dict):
-                etype = obj.get("type") if isinstance(obj.get("type"), str) else "?"
+                named = obj.get("type")
+                etype = named if isinstance(named, str) else "?"
                 lane = _lane(obj)
             else:
                 etype = "(not JSON)" if obj is _UNPARSED else "(not an object)"
@@ -599,6 +604,11 @@ _DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
 _SIXTEEN_DIGITS = b"0" * 16
 
 
+# A number token with 16 digits: after ':', '[' or ',' (JSON numbers appear nowhere else). Sixteen digits
+# inside a string (a hex id has such runs by chance) need no second parse.
+_LONG_NUMBER_TOKEN = re.compile(rb"[:\[,][ \t\r\n]*-?[0-9]{16}")
+
+
 def _has_long_digits(data: bytes) -> bool:
     # A translate and a substring search: several times cheaper than a regex scan.
     return _SIXTEEN_DIGITS in data.translate(_DIGITS_AS_ZERO)
@@ -608,9 +618,33 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+# An event larger than this is parsed by the standard library: orjson (yyjson) first reserves a DOM of about
+# eight times the input, plus a copy of it, which for the multi-megabyte response.completed of a long stream
+# was the lint's peak memory. The standard parser builds the objects directly. It is used only where the two
+# agree: a document that starts as an object, with no BOM, no surrogate (escaped or encoded, which only the
+# standard parser accepts) and no NaN/Infinity; anything it refuses goes to orjson, for orjson's error.
+BIG_JSON_BYTES = 1 << 20
+_INF = float("inf")
+_STDLIB_ONLY = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+
+
 def _loads(data: bytes) -> tuple[Any, bool]:
     """orjson, and for the legal JSON it refuses (a number beyond a double), the standard
     parser; the flag says the fallback was needed (so the numbers deserve a look)."""
+    if len(data) > BIG_JSON_BYTES and data[:1] == b"{" and _STDLIB_ONLY.search(data) is None:
+        overflowed: list[str] = []
+
+        def as_float(text: str) -> float:
+            value = float(text)
+            if value in (_INF, -_INF):
+                overflowed.append(text)  # orjson refuses these: the flag, as on its fallback below
+            return value
+
+        try:
+            # Integers beyond a double need 16 digits, which _json_hazards looks for anyway.
+            return json.loads(data, parse_constant=_reject_constant, parse_float=as_float), bool(overflowed)
+        except (ValueError, RecursionError):
+            pass
     try:
         return orjson.loads(data), False
     except orjson.JSONDecodeError as exc:
@@ -637,7 +671,7 @@ def _json_hazards(data: bytes, obj: dict[str, Any], max_depth: int,
             found.append((framing.DUPLICATE_KEY, {"key": key}))
     # Beyond 2^53 needs 16 digits in a row; an overflowing exponent makes orjson
     # fail, and the fallback parse reports it (see _loads).
-    if unusual_numbers or _has_long_digits(data):
+    if unusual_numbers or (_has_long_digits(data) and _LONG_NUMBER_TOKEN.search(data) is not None):
         for number in _unsafe_numbers(data):
             found.append((framing.NUMBER_RANGE, {"number": number}))
     return found

@@ -38,6 +38,7 @@ The meta (``META_VERSION`` 1; unknown keys are ignored)::
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import json
 import re
@@ -139,7 +140,7 @@ class ExchangeLinter:
     def bytes(self) -> int:
         return self._bytes
 
-    def feed(self, chunk: bytes) -> list[Finding]:
+    def feed(self, chunk: builtins.bytes) -> list[Finding]:
         """Feed body bytes; the stream findings they completed (first occurrences), as StreamLinter.feed."""
         if not chunk:
             return []
@@ -247,7 +248,8 @@ def exchange_findings(
     if redirects:
         chain = ", then ".join(f"{r.get('status')} to {r.get('url')}" for r in redirects if isinstance(r, dict))
         head.append(rules.REDIRECT.finding(_START, chain=chain))
-    connection = meta.get("connection") if isinstance(meta.get("connection"), Mapping) else {}
+    recorded = meta.get("connection")
+    connection: Mapping[str, Any] = recorded if isinstance(recorded, Mapping) else {}
     if connection.get("retried"):
         head.append(rules.CLOSED_UNANNOUNCED.finding(
             _START, what="dropped the kept-alive connection under this request, which got no answer "

@@ -175,7 +175,6 @@ class Part:
     implicit: bool = False  # created for a delta that arrived without its part
     text_done: bool = False
     closed: bool = False
-    final: str | None = None  # the text at content_part.done / summary_part.done
 
 
 @dataclass(slots=True)
@@ -598,7 +597,7 @@ class ResponsesMachine:
                 for n, part in enumerate(initial):
                     text = _part_text(part)
                     parts.append(Part(index=n, type=_part_type(part), text=TextAccumulator(text or ""),
-                                      text_done=True, closed=True, final=text))
+                                      text_done=True, closed=True))
         self.items.append(item)
         if item_id is not None:
             # On a duplicate id the newest item wins: the events that follow are its.
@@ -681,7 +680,6 @@ class ResponsesMachine:
             if not part.text_done:
                 self._text_done_missing(item, key, part, pos, out)
             part.closed = True
-            part.final = part.text.text() if part.text.exact else None
 
     def _text_done_missing(self, item: Item, key: str, part: Part, pos: Position, out: list[Finding]) -> None:
         done_type = TEXT_DONE_TYPE.get(part.type or "", "the text .done event")
@@ -801,7 +799,6 @@ class ResponsesMachine:
                 out.append(
                     reconcile.PART_DONE_MISMATCH.finding(pos, diff=describe_difference(part.text.text(), text))
                 )
-            part.final = text
 
     @staticmethod
     def _find_part(parts: list[Part], index: int | None) -> Part | None:
@@ -901,6 +898,7 @@ def _identity_and_texts(item: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _error_text(event: dict[str, Any]) -> str:
-    err = event.get("error") if isinstance(event.get("error"), dict) else event
+    nested = event.get("error")
+    err = nested if isinstance(nested, dict) else event
     code, message = err.get("code"), err.get("message")
     return f"{code}: {message}" if code else str(message)

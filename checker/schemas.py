@@ -172,7 +172,7 @@ class SchemaSet:
     """
 
     __slots__ = ("name", "backend", "_events", "_objects", "_event_validators", "_object_validators",
-                 "_compile", "_explain", "_plans", "_memo")
+                 "_compile", "_explain", "_plans", "_memo", "_shared")
 
     def __init__(self, name: str, *, backend: Backend | None = None) -> None:
         if name not in SCHEMA_SETS:
@@ -195,6 +195,8 @@ class SchemaSet:
         # event type -> _Plan (None: violations of this type cannot be memoised), and the memo itself.
         self._plans: dict[str, _Plan | None] = {}
         self._memo: dict[tuple[Any, ...], tuple[SchemaViolation, ...]] = {}
+        # object schema URI -> its validator, compiled once and shared by every event type that carries it
+        self._shared: dict[str, _Validator] = {}
 
     def __repr__(self) -> str:
         return f"<SchemaSet {self.name!r} ({self.backend}): {len(self._events)} event types>"
@@ -225,12 +227,12 @@ class SchemaSet:
         plan = self._plans.get(event["type"])
         key = plan.signature(event) if plan is not None else None
         if key is None:
-            return _violations(self._explain(validator.iter_errors(event)))
+            return _violations(self._errors(validator, event))
         found = self._memo.get(key)
         if found is None:
             if len(self._memo) >= _MEMO_SIZE:
                 self._memo.clear()
-            found = self._memo[key] = tuple(_violations(self._explain(validator.iter_errors(event))))
+            found = self._memo[key] = tuple(_violations(self._errors(validator, event)))
         return list(found)
 
     def validate_object(self, name: str, value: object) -> list[SchemaViolation]:
@@ -246,10 +248,27 @@ class SchemaSet:
                 raise ValueError(f"no object schema {name!r} in schema set {self.name!r}")
             own = f"{self.name}/objects/{name}.json"
             rel = own if _file(own).is_file() else f"openai/objects/{name}.json"
-            validator = self._object_validators[name] = self._compile(_document(BASE_URI + rel))
+            validator = self._object_validators[name] = self._shared_validator(BASE_URI + rel)
         if validator.is_valid(value):
             return []
-        return _violations(self._explain(validator.iter_errors(value)))
+        return _violations(self._errors(validator, value))
+
+    def _shared_validator(self, uri: str) -> _Validator:
+        validator = self._shared.get(uri)
+        if validator is None:
+            validator = self._shared[uri] = self._compile(_document(uri))
+        return validator
+
+    def _errors(self, validator: _Validator, instance: Any) -> list[_Error]:
+        """The failures of ``instance``, with those of a split event's parts under their property."""
+        if not isinstance(validator, _Split):
+            return self._explain(validator.iter_errors(instance))
+        errors = self._explain(validator.envelope.iter_errors(instance))
+        if isinstance(instance, dict):
+            for name, part in validator.parts:
+                if name in instance:
+                    errors.extend(_prefixed(self._errors(part, instance[name]), (name,)))
+        return errors
 
     def _event_validator(self, event: Any) -> _Validator | None:
         """The slow path of the lookup: first use of a type, or no usable type."""
@@ -260,8 +279,58 @@ class SchemaSet:
             return None
         schema = _document(f"{BASE_URI}{self.name}/events/{etype}.json")
         self._plans[etype] = _Plan.of(schema, etype)
-        validator = self._event_validators[etype] = self._compile(schema)
+        validator = self._event_validators[etype] = self._split(schema)
         return validator
+
+    def _split(self, schema: dict[str, Any]) -> _Validator:
+        """The event's validator: a property that is only a ``$ref`` to an object schema (``response``,
+        ``item``, ``part``) is checked by that object's shared validator, not compiled into every event type
+        that carries it (the Response schema alone takes ~7 MB per compiled copy). Sibling properties are
+        validated independently, so the failures are the same, under the same pointers."""
+        base = schema.get("$id", "")
+        props = schema.get("properties")
+        parts: list[tuple[str, _Validator]] = []
+        envelope_props: dict[str, Any] = {}
+        for name, sub in (props.items() if isinstance(props, dict) else ()):
+            ref = sub.get("$ref") if isinstance(sub, dict) else None
+            if isinstance(ref, str) and set(sub) - _ANNOTATIONS == {"$ref"} and "/objects/" in ref \
+                    and "#" not in ref:
+                parts.append((name, self._shared_validator(urljoin(base, ref))))
+                envelope_props[name] = {k: v for k, v in sub.items() if k != "$ref"}
+            else:
+                envelope_props[name] = sub
+        if not parts:
+            return self._compile(schema)
+        return _Split(self._compile({**schema, "properties": envelope_props}), tuple(parts))
+
+
+class _Split:
+    """An event validator in pieces: the envelope, and shared validators for some of its properties."""
+
+    __slots__ = ("envelope", "parts")
+
+    def __init__(self, envelope: _Validator, parts: tuple[tuple[str, _Validator], ...]) -> None:
+        self.envelope = envelope
+        self.parts = parts
+
+    def is_valid(self, instance: Any) -> bool:
+        if not self.envelope.is_valid(instance):
+            return False
+        if isinstance(instance, dict):
+            for name, part in self.parts:
+                if name in instance and not part.is_valid(instance[name]):
+                    return False
+        return True
+
+    def iter_errors(self, instance: Any) -> Iterator[Any]:
+        raise TypeError("a split validator's errors come from SchemaSet._errors")
+
+
+def _prefixed(errors: list[_Error], prefix: Path_) -> list[_Error]:
+    """``errors`` of a part, re-pointed from the part to the event that carries it."""
+    return [_Error(prefix + e.path, e.keyword, e.instance, e.message, e.detail,
+                   None if e.branches is None else [_prefixed(b, prefix) for b in e.branches])
+            for e in errors]
 
 
 # -- memoising the violations of flat events ---------------------------------------

@@ -55,7 +55,8 @@ class SSEEvent(NamedTuple):
     the last ``event:`` field, or ``None`` when the block had none.
     """
 
-    index: int
+    # The event's number in the stream; it shadows tuple.index(), which nothing calls on an event.
+    index: int  # type: ignore[assignment]
     data: bytes
     event: str | None
     last_event_id: str
@@ -122,11 +123,14 @@ class SSEDecoder:
         """Part of an unfinished line is set aside (see feed)."""
         return bool(self._parts)
 
-    def _join_parts(self) -> None:
+    def _join_parts(self, chunk: bytes = b"") -> None:
+        """``_buf`` + the set-aside parts + ``chunk``, in one copy (a long line is copied once, not thrice)."""
         if self._parts:
-            self._buf += b"".join(self._parts)
+            self._buf = b"".join([self._buf, *self._parts, chunk])
             self._parts = []
             self._parts_size = 0
+        elif chunk:
+            self._buf += chunk
 
     def feed(self, chunk: bytes) -> list[SSEEvent | Finding]:
         if self._closed:
@@ -150,8 +154,7 @@ class SSEDecoder:
             out_: list[SSEEvent | Finding] = []
             self._check_line_limit(out_)
             return out_
-        self._join_parts()
-        self._buf += chunk
+        self._join_parts(chunk)
         out: list[SSEEvent | Finding] = []
         if not self._started:
             if len(self._buf) < len(BOM) and BOM.startswith(self._buf):
@@ -252,11 +255,14 @@ class SSEDecoder:
         """Split a block that ends exactly at a line end into lines."""
         base = self._buf_offset
         self._buf_offset += len(block)
-        try:
-            block.decode("utf-8")
-            valid = True
-        except UnicodeDecodeError:
-            valid = False
+        # isascii() settles most blocks without building the decoded str (as large as the block).
+        valid = block.isascii()
+        if not valid:
+            try:
+                block.decode("utf-8")
+                valid = True
+            except UnicodeDecodeError:
+                valid = False
         check_nul = not self._nul_reported and b"\x00" in block
         if b"\r" not in block:
             if "lf" not in self._eol_kinds:

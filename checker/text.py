@@ -22,7 +22,7 @@ class TextAccumulator:
     def __init__(self, initial: str = "") -> None:
         self._pieces: list[str] = [initial] if initial else []
         self._size = len(initial)
-        self._digest: "hashlib._Hash | None" = None
+        self._digest: "hashlib.blake2b | None" = None
         self._kept = ""
 
     def append(self, piece: str) -> None:

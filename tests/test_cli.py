@@ -151,3 +151,13 @@ def test_request_sidecar_is_used(tmp_path: Path) -> None:
     (tmp_path / "cut.request.json").write_text(json.dumps({"max_output_tokens": 3}))
     proc = run("lint", str(tmp_path / "cut.sse"))
     assert "LIF017" in proc.stdout and proc.returncode == 1
+
+
+def test_lint_imports_only_what_it_needs() -> None:
+    """The parser imports the chosen command's module alone: a lint of a large capture must not carry the
+    live commands' httpx, asyncio servers and uvicorn in its memory."""
+    code = ("import sys; from checker.cli import main; main(['lint', 'captures/conforming/text.sse', '--color', "
+            "'never']); print(sorted(m for m in ('httpx', 'uvicorn', 'starlette', 'checker.live.probe') "
+            "if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout + proc.stderr

@@ -501,3 +501,49 @@ def test_a_valid_delta_is_cheap() -> None:
             OPENAI.validate_event(event)
         best = min(best, (time.perf_counter() - start) / n)
     assert best < 25e-6, f"{best * 1e6:.2f} µs per event"
+
+
+# -- split validators: shared object schemas ---------------------------------------------
+
+
+def _one_compiled_schema(schema_set: SchemaSet, event: dict[str, Any]) -> list[SchemaViolation]:
+    """The violations of ``event`` under its whole event schema compiled as one (no shared parts)."""
+    from checker.schemas import BASE_URI, _compile_rust, _document, _from_rust, _violations
+
+    validator = _compile_rust(_document(f"{BASE_URI}{schema_set.name}/events/{event['type']}.json"))
+    return [] if validator.is_valid(event) else _violations(_from_rust(validator.iter_errors(event)))
+
+
+SPLIT_CASES = [
+    *INVALID,
+    *(event for path in LLAMA.glob("*.sse") for event in _events(path) if isinstance(event.get("type"), str)
+      and event["type"].startswith("response.") and ("response" in event or "item" in event or "part" in event)),
+    {"type": "response.created", "sequence_number": 0, "response": "resp_1"},
+    {"type": "response.completed", "sequence_number": 9, "response": None},
+    {"type": "response.output_item.done", "output_index": 0, "sequence_number": 1, "item": []},
+    {"type": "response.output_item.done", "output_index": "0", "item": {"type": "function_call", "id": 3}},
+    {"type": "response.content_part.added", "item_id": "m", "output_index": 0, "content_index": 0,
+     "sequence_number": 1, "part": {"type": "output_text"}},
+]
+
+
+@pytest.mark.parametrize("name", SCHEMA_SETS)
+def test_split_validators_report_exactly_what_one_compiled_schema_reports(name: str) -> None:
+    schemas = SchemaSet(name)
+    for event in SPLIT_CASES:
+        if event["type"] not in schemas.known_event_types():
+            continue
+        expected = _one_compiled_schema(schemas, event)
+        assert sorted(schemas.validate_event(event), key=repr) == sorted(expected, key=repr), event
+        assert schemas._event_validators[event["type"]].is_valid(event) is (expected == []), event
+
+
+def test_the_response_schema_is_compiled_once_for_every_event_that_carries_it() -> None:
+    schemas = SchemaSet("openai")
+    for etype in ("response.created", "response.in_progress", "response.completed", "response.failed"):
+        schemas.validate_event({"type": etype})
+    shared = {id(dict(schemas._event_validators[t].parts)["response"]) for t in schemas._event_validators}
+    assert len(shared) == 1
+    assert schemas.validate_object("Response", {}) and len(schemas._shared) >= 1
+    assert dict(schemas._event_validators["response.completed"].parts)["response"] is \
+        schemas._object_validators["Response"]

@@ -416,8 +416,8 @@ def _remember_reasoning(conversation: Conversation, number: int, output: Sequenc
         for later in output[index + 1:]:
             if later.get("type") == "reasoning":
                 break
-            if (key := fingerprint(later)) is not None:
-                companions.append(key)
+            if (companion := fingerprint(later)) is not None:
+                companions.append(companion)
         ident = item.get("id")
         key = ident if isinstance(ident, str) and ident else f"text:{reasoning_text(item)}"
         conversation.reasoning[key] = EmittedReasoning(item=item, number=number, companions=tuple(companions))

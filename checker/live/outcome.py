@@ -175,7 +175,8 @@ class OutcomeCollector:
                 self._call_delta(call)
 
     def _call_delta(self, call: dict[str, Any]) -> None:
-        index = call.get("index") if type(call.get("index")) is int else len(self._calls)
+        given = call.get("index")
+        index = given if type(given) is int else len(self._calls)
         entry = self._calls.setdefault(index, {"id": None, "type": "function",
                                                "function": {"name": "", "arguments": ""}})
         if isinstance(call.get("id"), str):

@@ -40,11 +40,11 @@ import re
 import ssl
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -516,7 +516,7 @@ async def _read_body(
 ) -> tuple[str, str]:
     """Read the body under the limits, teeing it into ``linter`` and ``sink``; (ending kind, detail)."""
     clock = time.monotonic
-    chunks = response.aiter_raw()
+    chunks = cast(AsyncGenerator[bytes, None], response.aiter_raw())  # httpx's is an async generator
     got_first = False
     terminal_at: float | None = None
     last_event_at: float | None = None

@@ -59,6 +59,8 @@ SELECTED_BY_HEADER = "x-sse-check-selected-by"
 
 Kind = Literal["responses", "chat"]
 SelectedBy = Literal["header", "model", "request", "default"]
+# A recorded answer's head: (status, replayable headers, whether it had a Content-Length).
+Head = tuple[int, tuple[tuple[str, str], ...], bool]
 
 # The request fields that decide what a server streams back; two requests that agree on all of them
 # (absent == null) ask for the same capture. `model`, `stream`, sampling settings and metadata are ignored.
@@ -111,7 +113,7 @@ def _stem(path: Path) -> str:
     return path.name.removesuffix(CAPTURE_SUFFIX)
 
 
-def parse_head(text: str, where: str = "headers") -> tuple[int, tuple[tuple[str, str], ...], bool]:
+def parse_head(text: str, where: str = "headers") -> Head:
     """A recorded ``HTTP/1.1 200 OK`` line and header lines -> (status, replayable headers, sized)."""
     lines = text.splitlines()
     match = _STATUS_LINE.fullmatch(lines[0].strip()) if lines else None
@@ -133,7 +135,7 @@ def parse_head(text: str, where: str = "headers") -> tuple[int, tuple[tuple[str,
     return int(match.group(1)), tuple(headers), sized
 
 
-def _head_from_meta(capture: Path) -> tuple[int, tuple[tuple[str, str], ...], bool] | None:
+def _head_from_meta(capture: Path) -> Head | None:
     """Status and headers from a ``X.meta.json`` written by ``sse-check probe --save``, if it has them."""
     meta_file = capture.with_name(f"{_stem(capture)}.meta.json")
     if not meta_file.is_file():
@@ -161,6 +163,7 @@ def load_capture(path: Path) -> Capture:
     name = _stem(path)
     body = path.read_bytes()
     head_file = path.with_name(f"{name}.headers.txt")
+    head: Head | None
     if head_file.is_file():
         try:
             head = parse_head(head_file.read_text(encoding="utf-8"), str(head_file))

@@ -19,7 +19,7 @@ from typing import Any
 # How long a shutdown waits for responses still being written before it cancels them. Open
 # streams (stalls, keep-open, proxied answers) are ended at once by the owner's on_shutdown,
 # so this is only a safety net.
-SHUTDOWN_GRACE_S = 3.0
+SHUTDOWN_GRACE_S = 3
 
 
 def configure_logging(prefix: str, *, verbose: bool) -> None:

@@ -18,7 +18,7 @@ Two modes:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -56,10 +56,11 @@ def _error(exc: BaseException) -> str:
 def _http() -> Any:
     # openai 3.x talks to httpx2; 1.x/2.x to httpx. Either offers MockTransport.
     try:
-        import httpx2 as http
+        import httpx2
     except ImportError:
-        import httpx as http
-    return http
+        import httpx
+        return httpx
+    return httpx2
 
 
 def _run_client(openai: Any, data: bytes) -> Outcome:
@@ -112,7 +113,8 @@ def _run_state(openai: Any, data: bytes) -> Outcome:
                 message = error.get("message") if isinstance(error, dict) else None
                 raise openai.APIError(message if isinstance(message, str) and message
                                       else "An error occurred during streaming", request=None, body=error)
-            event = construct_type_unchecked(type_=ResponseStreamEvent, value=obj)
+            # ResponseStreamEvent is an annotated union, not a class: the SDK passes it the same way.
+            event: ResponseStreamEvent = construct_type_unchecked(type_=cast(Any, ResponseStreamEvent), value=obj)
             for fired in state.handle_event(event):
                 events += 1
                 if getattr(fired, "type", None) in TERMINALS:

@@ -41,7 +41,7 @@ import orjson
 
 from checker.findings import Finding, Position
 from checker.live.history import CacheRow
-from checker.live.outcome import usage_of
+from checker.live.outcome import Api, usage_of
 from checker.live.scenarios import TOOLS
 from checker.replay.dialects import to_openai_chat
 from checker.rules import replay as rules
@@ -459,20 +459,20 @@ def analyse(measurement: Measurement) -> Analysis:
     exact = reused("continue", "exact")
     controls = [c for c in (reused("continue", "dropped"), reused("continue", "altered")) if c is not None]
     shown = {v: _shown(by.get(("continue", v))) for v in VARIANTS}
-    row = by.get(("continue", "exact"))
+    exact_row = by.get(("continue", "exact"))
     if exact is not None and controls and exact <= max(controls):
         found.append(rules.REPLAYED_REASONING_CACHE_LOST.finding(
             _START, family="continue", exact=shown["exact"], dropped=shown["dropped"], altered=shown["altered"],
             details={"family": "continue", **{v: reused("continue", v) for v in VARIANTS}}))
-    elif exact is not None and row is not None and row.bounds is not None and row.stop is not None \
-            and row.stop.at != "output":
-        b = row.bounds
+    elif exact is not None and exact_row is not None and exact_row.bounds is not None \
+            and exact_row.stop is not None and exact_row.stop.at != "output":
+        b = exact_row.bounds
         found.append(rules.REPLAY_REUSE_STOPPED.finding(
-            _START, family="continue", where=row.stop.text, cached=exact,
-            input=row.turn2.input_tokens if row.turn2.input_tokens is not None else "?",
+            _START, family="continue", where=exact_row.stop.text, cached=exact,
+            input=exact_row.turn2.input_tokens if exact_row.turn2.input_tokens is not None else "?",
             previous=b.previous_prompt, reasoning_end=_num(b.reasoning_end), output_end=_num(b.output_end),
-            details={"family": "continue", "variant": "exact", "stopped": row.stop.at, "cached": exact,
-                     "input_tokens": row.turn2.input_tokens, **b.as_dict()}))
+            details={"family": "continue", "variant": "exact", "stopped": exact_row.stop.at, "cached": exact,
+                     "input_tokens": exact_row.turn2.input_tokens, **b.as_dict()}))
 
     template = None
     new = {v: reused("new_user", v) for v in VARIANTS}
@@ -597,7 +597,7 @@ def scan_stream(dialect: str, body: bytes) -> StreamFacts:
 def counts_from_stream(dialect: str, status: int | None, body: bytes, turn1: Mapping[str, Any] | None = None,
                        ) -> Counts:
     """:class:`Counts` of a 2xx streamed answer (``turn1``: its :func:`turn1_output`, for turn 1's facts)."""
-    api = "chat" if dialect == "openai-chat" else "responses"
+    api: Api = "chat" if dialect == "openai-chat" else "responses"
     facts = scan_stream(dialect, body)
     from_usage = usage_of(api, facts.usage, None)
     timings = facts.timings if isinstance(facts.timings, Mapping) else {}

@@ -426,11 +426,11 @@ def render_text(run: LiveRun, verdict: Verdict, stream: IO[str], *, color: str =
     if grouped:
         console.print(Text(f"stream findings at or above --fail-on {verdict.fail_on} (the first of each rule)",
                            style="bold"))
-        rows = []
+        lines: list[tuple[str, Severity, Text]] = []
         for (code, severity), (message, names) in grouped.items():
             where = names[0] if len(names) == 1 else f"{len(names)} requests: {names[0]}, …"
-            rows.append((code, severity, Text.assemble(message, (f"  ({where})", "dim"))))
-        console.print(_finding_grid(rows))
+            lines.append((code, severity, Text.assemble(message, (f"  ({where})", "dim"))))
+        console.print(_finding_grid(lines))
     every = [*verdict.findings, *(f for e in run.exchanges for f in e.findings)]
     counts = _counts(every)
     failed = sum(any(f.severity >= verdict.fail_on for f in e.findings) for e in run.exchanges)

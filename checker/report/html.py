@@ -142,7 +142,8 @@ def _index_table(index: list[IndexRow], options: ReportOptions) -> str:
 
 def _http_cell(result: LintResult) -> str:
     info = _http_facts(result)
-    timings = info.get("timings") if isinstance(info.get("timings"), dict) else {}
+    recorded = info.get("timings")
+    timings: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
     parts = [str(info.get("status", "–"))]
     for key in ("first_byte", "total"):
         value = timings.get(key)

@@ -12,6 +12,7 @@ beat its deltas), with the number of events folded into it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -215,6 +216,7 @@ def arrival_times(result: LintResult) -> dict[int, float]:
     if times:
         return times
     arrivals: Any = getattr(result, "arrivals", None)
+    pairs: Iterable[tuple[Any, Any]]
     if isinstance(arrivals, dict):
         pairs = arrivals.items()
     elif isinstance(arrivals, (list, tuple)):
