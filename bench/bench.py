@@ -139,7 +139,7 @@ def peak_rss_mb(args: list[str]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=200_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=7, help="best of N runs (the machine is noisy)")
     parser.add_argument("--openai-events", type=int, default=50_000,
                         help="events fed to openai-python (it is slow; its rate is per event)")
     parser.add_argument("--memory-mb", type=int, default=400, help="size of the memory run's capture; 0 skips it")

@@ -229,6 +229,9 @@ class ResponsesMachine:
         self.by_index: dict[int, Item] = {}
         self.call_ids: dict[str, Item] = {}
         self.done_items: list[Item] = []
+        # The delta run: (type, item_id, output_index, index field, its value, text) of the last delta the fast
+        # path took. The general path clears it; until then the same ids mean the same open part (see try_fast).
+        self._run: tuple[str, str, int | None, str | None, int | None, TextAccumulator] | None = None
 
     # -- entry points ---------------------------------------------------------
 
@@ -242,6 +245,7 @@ class ResponsesMachine:
         st = self.state
         if self.try_fast(etype, event):
             return []
+        self._run = None  # the general path may close parts, finish items, change the lifecycle
         out: list[Finding] = []
         st.events += 1
         self._sequence(event, pos, out)
@@ -284,13 +288,32 @@ class ResponsesMachine:
         the general path would report nothing; anything unusual returns False
         and takes the general path.
         """
+        get = event.get
+        st = self.state
+        run = self._run
+        if run is not None and run[0] == etype:
+            # The next delta of the same part: since the last one only fast-path events came, which change no
+            # item, part or lifecycle, the same ids (of the same JSON types) still name the same open part.
+            index, part_index = get("output_index"), get(run[3]) if run[3] is not None else None
+            delta, seq = get("delta"), get("sequence_number")
+            last = st.last_sequence
+            if (
+                get("item_id") == run[1]
+                and (index is None or type(index) is int) and index == run[2]
+                and (part_index is None or type(part_index) is int) and part_index == run[4]
+                and type(delta) is str
+                and (seq is None or (type(seq) is int and (last is None or seq > last)))
+            ):
+                run[5].append(delta)
+                if seq is not None:
+                    st.last_sequence = seq
+                st.events += 1
+                return True
         scope = DELTA_SCOPES.get(etype)
         if scope is None:
             return False
-        st = self.state
         if st.lifecycle != "output":
             return False
-        get = event.get
         item_id = get("item_id")
         if type(item_id) is not str:
             return False
@@ -312,17 +335,21 @@ class ResponsesMachine:
             if item.arguments_done:
                 return False
             item.arguments.append(delta)
+            self._run = (etype, item_id, index, None, None, item.arguments)
         else:
             parts = item.content if target == "content" else item.summary
             if not parts:
                 return False
             part = parts[-1]
-            part_index = get("content_index" if target == "content" else "summary_index")
+            field_name = "content_index" if target == "content" else "summary_index"
+            part_index = get(field_name)
             if part.closed or part.text_done or (part_index is not None and part_index != part.index):
                 return False
             if part.type is not None and part.type != scope.part_type:
                 return False
             part.text.append(delta)
+            if part_index is None or type(part_index) is int:
+                self._run = (etype, item_id, index, field_name, part_index, part.text)
         if seq is not None:
             st.last_sequence = seq
         st.events += 1

@@ -304,6 +304,8 @@ class SSEDecoder:
         """
         match = _SIMPLE_EVENT.match
         append = out.append
+        # tuple.__new__ straight: the named tuple's own __new__ is a Python function, a frame per event.
+        new, event_type = tuple.__new__, SSEEvent
         names = self._names
         pos = 0
         n = len(block)
@@ -328,13 +330,15 @@ class SSEDecoder:
                         fits = True
                     if fits:
                         if raw_name is None:
-                            append(SSEEvent(events, data, None, last_id, retry, line_no, base + pos, base + end, 1))
+                            append(new(event_type, (events, data, None, last_id, retry, line_no, base + pos,
+                                                    base + end, 1)))
                             line_no += 2
                         else:
                             name = names.get(raw_name)
                             if name is None:
                                 name = names[raw_name] = raw_name.decode("utf-8")
-                            append(SSEEvent(events, data, name, last_id, retry, line_no, base + pos, base + end, 1))
+                            append(new(event_type, (events, data, name, last_id, retry, line_no, base + pos,
+                                                    base + end, 1)))
                             line_no += 3
                         events += 1
                         pos = end
