@@ -10,7 +10,9 @@ the unanswered request (which it sends again once, as openai-python would, so th
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import ssl
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -105,3 +107,25 @@ class CloseWatch:
             if time.monotonic() - start >= wait:
                 return False
             await asyncio.sleep(_POLL_S)
+
+
+def is_tls_error(exc: BaseException) -> bool:
+    """Whether a transport failure was TLS's (a handshake or a certificate), anywhere in its chain."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ssl.SSLError) or "SSL" in str(seen) or "CERTIFICATE" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def transport_error_text(exc: BaseException) -> str:
+    """The most telling message in an exception chain: an OS error's text if there is one."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and (seen.errno or seen.strerror):
+            return os.strerror(seen.errno) if seen.errno else str(seen.strerror)
+        if isinstance(seen, ssl.SSLError):
+            return " ".join(str(seen).split())
+        seen = seen.__cause__ or seen.__context__
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -37,7 +37,6 @@ import dataclasses
 import json
 import os
 import re
-import ssl
 import tempfile
 import time
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
@@ -54,7 +53,14 @@ from checker.engine import Limits, LintResult
 from checker.errors import UsageError
 from checker.findings import Finding
 from checker.http_checks import ENDINGS, META_VERSION, ExchangeLinter, stream_reference
-from checker.live.connection import CloseWatch, announces_close, is_framed, is_unanswered
+from checker.live.connection import (
+    CloseWatch,
+    announces_close,
+    is_framed,
+    is_tls_error,
+    is_unanswered,
+    transport_error_text,
+)
 from checker.live.scenarios import Scenario
 
 SCENARIO_HEADER = "x-sse-check-scenario"
@@ -379,7 +385,7 @@ async def _exchange(
                     raise
                 # The server closed a kept-alive connection under the request (HTP019): send it again once,
                 # on a new connection, as openai-python does, so that the scenario is still measured.
-                connection["retried"] = _error_text(exc)
+                connection["retried"] = transport_error_text(exc)
                 response = await asyncio.wait_for(client.send(http_request, stream=True),
                                                   timeout=max(wait - (clock() - start), 0.0))
         except asyncio.TimeoutError:
@@ -387,9 +393,9 @@ async def _exchange(
         except httpx.ConnectTimeout:
             ending, detail = "connect-error", f"connect timeout after {limits.connect_timeout:g} s"
         except httpx.ConnectError as exc:
-            ending, detail = ("tls-error" if _is_tls(exc) else "connect-error"), _error_text(exc)
+            ending, detail = ("tls-error" if is_tls_error(exc) else "connect-error"), transport_error_text(exc)
         except httpx.HTTPError as exc:
-            ending, detail = "disconnect", _error_text(exc)
+            ending, detail = "disconnect", transport_error_text(exc)
         if response is not None:
             watch.bind(response)
             timings["headers"] = clock() - start
@@ -543,7 +549,7 @@ async def _read_body(
             except asyncio.TimeoutError:
                 return kind, ""
             except httpx.HTTPError as exc:
-                return "disconnect", _error_text(exc)
+                return "disconnect", transport_error_text(exc)
             now = clock()
             if not chunk:
                 continue
@@ -592,27 +598,6 @@ def _not_replayed(status: int | None, headers: Sequence[tuple[str, str]], body: 
 
 def _header(pairs: Sequence[tuple[str, str]], name: str) -> str | None:
     return next((v for k, v in pairs if k.lower() == name), None)
-
-
-def _is_tls(exc: BaseException) -> bool:
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, ssl.SSLError) or "SSL" in str(seen) or "CERTIFICATE" in str(seen):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _error_text(exc: BaseException) -> str:
-    """The most telling message in an exception chain: an OS error's text if there is one."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, OSError) and (seen.errno or seen.strerror):
-            return os.strerror(seen.errno) if seen.errno else str(seen.strerror)
-        if isinstance(seen, ssl.SSLError):
-            return " ".join(str(seen).split())
-        seen = seen.__cause__ or seen.__context__
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def http_info(meta: Mapping[str, Any]) -> dict[str, Any]:

@@ -51,7 +51,7 @@ from starlette.types import Receive, Scope, Send
 from checker.engine import Limits, LintResult
 from checker.findings import Finding, Position
 from checker.http_checks import ExchangeLinter
-from checker.live.connection import is_unanswered
+from checker.live.connection import is_tls_error, is_unanswered, transport_error_text
 from checker.live.history import Exchange, Tracker, api_of
 from checker.live.outcome import Api, Outcome, OutcomeCollector, outcome_from_json
 from checker.live.probe import (  # the probe's redaction, capture writing and error texts
@@ -59,8 +59,6 @@ from checker.live.probe import (  # the probe's redaction, capture writing and e
     ProbeLimits,
     ProbeLintResult,
     Redactor,
-    _error_text,
-    _is_tls,
     build_meta,
     http_info,
     save_sidecars,
@@ -490,9 +488,9 @@ class Proxy:
                     return None, "interrupted", reason
                 response = sending.result()
         except httpx.HTTPError as exc:
-            kind = "tls-error" if _is_tls(exc) else "connect-error" if isinstance(
+            kind = "tls-error" if is_tls_error(exc) else "connect-error" if isinstance(
                 exc, (httpx.ConnectError, httpx.ConnectTimeout)) else "disconnect"
-            detail = _error_text(exc)
+            detail = transport_error_text(exc)
             await _send_error(send, f"sse-check proxy: the upstream {self.upstream} failed: {detail}")
             return None, kind, detail
         try:
@@ -543,7 +541,7 @@ async def _pump(response: httpx.Response, send: Send, watch: Watch | None) -> tu
     except httpx.HTTPError as exc:
         # The upstream cut the body: return without ending ours, so the server closes the client's
         # connection mid-body and the client sees the cut too.
-        return "disconnect", _error_text(exc)
+        return "disconnect", transport_error_text(exc)
     await send({"type": "http.response.body", "body": b"", "more_body": False})
     return "complete", ""
 

@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: F401 - the optional extra
         from checker.live.proxy import Proxy, ProxyConfig
-        from checker.live.serve_command import _bind, _is_loopback
+        from checker.live.server import bind_socket, is_loopback
     except ImportError as exc:
         raise UsageError(f"proxy needs the optional dependencies ({exc.name} is missing): "
                          "pip install 'sse-check[serve]'") from None
@@ -143,9 +143,9 @@ def run(args: argparse.Namespace) -> int:
     proxy = Proxy(ProxyConfig(upstream=upstream, engine=engine, save_dir=save_dir,
                               connect_timeout=args.connect_timeout),
                   on_record=on_record, on_passthrough=on_passthrough)
-    sock = _bind(host, port)
+    sock = bind_socket(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
-    if not _is_loopback(bound_host):
+    if not is_loopback(bound_host):
         print(f"sse-check: warning: listening on {bound_host}, not a loopback address: anyone who can reach this "
               "machine can use the upstream through the proxy", file=sys.stderr)
     url_host = f"[{bound_host}]" if ":" in bound_host else bound_host

@@ -7,14 +7,12 @@ what the server answers is decided in ``checker.live.serve`` and ``checker.live.
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import socket
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from checker.errors import UsageError
-from checker.live.server import configure_logging, make_server
+from checker.live.server import bind_socket, configure_logging, is_loopback, make_server
 from checker.live.faults import FAULTS, FaultError, Faults, FaultSpec, parse_value
 
 HELP = "replay saved captures byte for byte as a real HTTP server, with injectable faults"
@@ -106,9 +104,9 @@ def run(args: argparse.Namespace) -> int:
 
     catalogue = Catalogue.from_paths(args.captures)
     replayer = Replayer(catalogue, faults=faults_from_args(args), default=args.default)
-    sock = _bind(args.host, args.port)
+    sock = bind_socket(args.host, args.port)
     host, port = sock.getsockname()[:2]
-    if not _is_loopback(host):
+    if not is_loopback(host):
         print(f"sse-check: warning: listening on {host}, not a loopback address: anyone who can reach "
               "this machine can read the captures", file=sys.stderr)
     url_host = f"[{host}]" if ":" in host else host
@@ -120,29 +118,3 @@ def run(args: argparse.Namespace) -> int:
     finally:
         sock.close()
     return 0
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
-        sock = socket.socket(family, kind, proto)
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-    except OSError as exc:
-        sock.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    return sock
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host.split("%")[0]).is_loopback
-    except ValueError:
-        return False
-
-

@@ -8,6 +8,7 @@ normal way to stop (exit 0, no KeyboardInterrupt, no -15).
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import logging
 import signal
 import socket
@@ -15,6 +16,8 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
+
+from checker.errors import UsageError
 
 # How long a shutdown waits for responses still being written before it cancels them. Open
 # streams (stalls, keep-open, proxied answers) are ended at once by the owner's on_shutdown,
@@ -86,3 +89,29 @@ def make_server(
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
     )
     return Server(config)
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening-ready socket on host:port (port 0: any free one); a UsageError says why not."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a listen address is loopback only (anything else exposes the server to the network)."""
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
