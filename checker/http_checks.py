@@ -43,7 +43,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from checker.engine import Limits, LintResult, StreamLinter
@@ -85,6 +85,16 @@ def is_stream_body(meta: Mapping[str, Any]) -> bool:
     return meta.get("expect") != "nonstream" and isinstance(status, int) and 200 <= status < 300
 
 
+def api_of(path: str) -> Literal["responses", "chat"] | None:
+    """The API a request path belongs to (``/v1/responses``, ``/v1/chat/completions``), if either."""
+    path = path.rstrip("/")
+    if path.endswith("/responses"):
+        return "responses"
+    if path.endswith("/chat/completions"):
+        return "chat"
+    return None
+
+
 def is_probe_meta(meta: Any) -> bool:
     """Whether a parsed ``X.meta.json`` is an exchange record this module can judge."""
     return isinstance(meta, dict) and meta.get("meta_version") == META_VERSION and isinstance(meta.get("ending"), dict)
@@ -122,6 +132,10 @@ class ExchangeLinter:
         self.trace = bool(options.get("trace"))
         self.streamed = is_stream_body(meta)
         options = with_recorded_limits(options, meta)
+        if api_of(urlsplit(str(meta.get("url") or "")).path) == "chat":
+            # The exchange was with a chat endpoint: that its stream is not the Responses API (SCH010) is no
+            # news. The proxy records such answers; their lint must say what the proxy said.
+            options = {**options, "ignore": [*(options.get("ignore") or ()), "SCH010"]}
         self.linter = StreamLinter(profile=profile, **options) if self.streamed else None
         self._kept = bytearray()
         self._bytes = 0

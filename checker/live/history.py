@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.findings import Finding, Position
+from checker.http_checks import api_of
 from checker.live.outcome import Api, Outcome, outcome_from_json
 from checker.replay.dialects import HISTORY_ONLY_KEYS, ROLES, HistoryError, current_turn_start, to_openai_chat
 from checker.rules import replay as rules
@@ -72,16 +73,6 @@ _START = Position(line=1, byte=0)
 
 
 # --- fingerprints -----------------------------------------------------------------------------------
-
-
-def api_of(path: str) -> Api | None:
-    """The API a request path belongs to (``/v1/responses``, ``/v1/chat/completions``), if either."""
-    path = path.rstrip("/")
-    if path.endswith("/responses"):
-        return "responses"
-    if path.endswith("/chat/completions"):
-        return "chat"
-    return None
 
 
 def text_of(content: Any) -> str:

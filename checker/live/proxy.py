@@ -50,9 +50,9 @@ from starlette.types import Receive, Scope, Send
 
 from checker.engine import Limits, LintResult
 from checker.findings import Finding, Position
-from checker.http_checks import ExchangeLinter
+from checker.http_checks import ExchangeLinter, api_of
 from checker.live.connection import is_tls_error, is_unanswered, transport_error_text
-from checker.live.history import Exchange, Tracker, api_of
+from checker.live.history import Exchange, Tracker
 from checker.live.outcome import Api, Outcome, OutcomeCollector, outcome_from_json
 from checker.live.probe import (  # the probe's redaction, capture writing and error texts
     BodySink,
@@ -199,11 +199,7 @@ class Watch:
 
     @property
     def engine(self) -> dict[str, Any]:
-        options = dict(self.proxy.config.engine)
-        if self.record.api == "chat":
-            # The endpoint says it is a chat stream: "not the Responses API" (SCH010) tells nothing.
-            options["ignore"] = [*(options.get("ignore") or ()), "SCH010"]
-        return options
+        return dict(self.proxy.config.engine)
 
     def _begin(self) -> None:
         # The history checks fail on their own: a bug there costs the RPL findings, not the lint.
@@ -240,7 +236,9 @@ class Watch:
             self.collector = OutcomeCollector(self.record.api)
 
     def _meta_head(self) -> dict[str, Any]:
-        return {"expect": self._expect(), "status": self.record.status, "limits": self._limits().as_dict()}
+        # The URL tells ExchangeLinter which endpoint answered (a chat one's stream is not a Responses one).
+        return {"expect": self._expect(), "status": self.record.status, "limits": self._limits().as_dict(),
+                "url": self.redact.url(self.url)}
 
     def _expect(self) -> str:
         return "stream" if self.record.streamed else "nonstream"
