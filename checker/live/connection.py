@@ -83,8 +83,10 @@ class CloseWatch:
 
     def bind(self, response: httpx.Response) -> None:
         """Called once the response headers are in: the connection to watch."""
-        if response.http_version == "HTTP/1.1":
-            self._stream = response.extensions.get("network_stream")
+        stream = response.extensions.get("network_stream")
+        # Over TLS the socket holds records (a close_notify first), not the end of file: not told, not guessed.
+        if response.http_version == "HTTP/1.1" and stream is not None and stream.get_extra_info("ssl_object") is None:
+            self._stream = stream
 
     async def _trace(self, name: str, info: dict[str, Any]) -> None:
         if name == "http11.response_closed.started" and self._stream is not None:
