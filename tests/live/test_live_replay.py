@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the fixtures come from tests/live/conftest.py
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPTURES = ROOT / "captures"
+RECORDED_CHAT = ROOT / "captures" / "replay" / "llama.cpp-chat"  # recorded from the real server, all of it
 RECORDED = CAPTURES / "replay" / "llama.cpp"
 FIXTURES = CAPTURES / "replay" / "live"
 MODEL = "tiny-qwen3-random"
@@ -395,6 +396,31 @@ def test_the_chat_dialect_measures_reasoning_content_sent_back(serve: Any, tmp_p
     turn1 = report["measurement"]["pairs"][0]["turn1"]
     assert (turn1["input_tokens"], turn1["reasoning_tokens"], turn1["reasoning_source"]) == (275, 9, "deltas")
     assert turn1["after_reasoning"] == ["function_call", "function_call"]
+
+
+def test_the_recorded_chat_requests_are_what_the_live_replay_sends() -> None:
+    collector = OutcomeCollector("chat")
+    collector.feed((RECORDED_CHAT / "replay-turn1.sse").read_bytes())
+    answer = collector.close()
+    turn1 = live.turn1_output("openai-chat", answer.output, answer.reasoning_field)
+    assert (RECORDED_CHAT / "replay-turn1.request.json").read_text() == _as_sent(live.turn1_body("openai-chat"))
+    for family, variant in live.PAIRS:
+        body = live.turn2_body("openai-chat", turn1, family, variant)
+        assert body is not None
+        assert (RECORDED_CHAT / f"replay-{family}-{variant}.request.json").read_text() == _as_sent(body), variant
+
+
+def test_the_real_servers_chat_replay_served_back_gives_its_table(serve: Any) -> None:
+    """captures/replay/llama.cpp-chat: every answer recorded from the real llama-server b11434 (no derived one);
+    served back, the chat live replay shows the real server's cache table."""
+    server = serve(str(RECORDED_CHAT))
+    code, report = live_json(server.url, "--dialect", "openai-chat", "--profile", "llama.cpp")
+    assert report["aborted"] is None and report["unmeasured"] is None, report
+    rows = variants(report)
+    assert [(rows[p]["input_tokens"], rows[p]["cached_tokens"]) for p in live.PAIRS] == [
+        (384, 284), (370, 273), (384, 279), (382, 273), (382, 273), (382, 273)]
+    assert report["families"][1]["template"] == "drops"
+    assert codes(report) == ["RPL102"] and code == 0
 
 
 # --- usage errors ----------------------------------------------------------------------------------------------
