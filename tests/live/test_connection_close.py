@@ -138,3 +138,25 @@ def test_a_server_keeping_its_connections_gets_no_finding(closing_server: Closin
     assert [htp019(e) for e in report["files"]] == [[], []]
     assert json.loads((tmp_path / "plain_text.meta.json").read_text())["connection"]["closed_by_server"] is False
     assert code == 0, report
+
+
+@pytest.mark.parametrize("closing_server", ["under-next"], indirect=True)
+def test_what_htp019_protects_the_real_openai_python_fails_without_retries(closing_server: ClosingServer) -> None:
+    """The rule's why, with the real client: the second request on the kept-alive connection gets no answer.
+    openai-python without retries raises APIConnectionError; with its default retries it sends it again."""
+    import openai
+
+    def two_streams(retries: int) -> list[str]:
+        client = openai.OpenAI(base_url=f"{closing_server.url}/v1", api_key="x", max_retries=retries, timeout=30)
+        outcomes = []
+        for _ in range(2):
+            try:
+                with client.responses.stream(model="m", input="hi") as stream:
+                    outcomes.append(stream.get_final_response().status or "")
+            except openai.APIConnectionError as exc:
+                outcomes.append(type(exc).__name__)
+        return outcomes
+
+    assert two_streams(0) == ["completed", "APIConnectionError"]
+    closing_server.requests = 0
+    assert two_streams(2) == ["completed", "completed"]
