@@ -190,3 +190,15 @@ def test_a_large_completed_event_is_judged_like_a_small_one(monkeypatch: pytest.
     small = _findings(data)
     monkeypatch.setattr(engine, "BIG_JSON_BYTES", 0)
     assert _findings(data) == small
+
+
+@pytest.mark.parametrize("sep", [b":", b" :", b"\t:", b"  :  "])
+def test_a_repeated_key_is_found_whatever_the_white_space_before_its_colon(sep: bytes) -> None:
+    """JSON allows white space between a key and its colon; the hot path's cheap precondition must too."""
+    builder = StreamBuilder()
+    builder.message([" a", " b", " c"])
+    data = encode(builder.events())
+    plain = b'"delta":" b"'
+    repeated = b'"delta"' + sep + b'" x","delta"' + sep + b'" b"'
+    findings = lint_bytes(data.replace(plain, repeated, 1)).findings
+    assert [(f.code, f.message) for f in findings] == [("SSE024", "a JSON object in this event repeats the key 'delta'")]
