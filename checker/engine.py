@@ -251,7 +251,7 @@ class StreamLinter:
                 name != etype
                 or "error" in obj
                 or data.count(b":") > len(obj)
-                or data.count(b"[") + data.count(b"{") > budget
+                or len(data) - len(data.translate(None, b"[{")) > budget  # one pass for both brackets
                 or (digits and _has_long_digits(data))
             ):
                 self._event_full(item, out, obj)  # type: ignore[arg-type]
