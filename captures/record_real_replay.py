@@ -74,12 +74,33 @@ def headers_text(meta: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def declare(out: Path) -> None:
+    """``X.expect.json`` for every capture: the codes ``sse-check lint`` reports under each profile (the
+    corpus tests hold every capture to its declaration)."""
+    from checker.captures import request_for
+    from checker.engine import StreamLinter
+    from checker.profiles import get_profile
+
+    for path in sorted(out.glob("*.sse")):
+        codes = {}
+        for profile in ("openai", "llama.cpp"):
+            linter = StreamLinter(profile=get_profile(profile), request=request_for(path))
+            linter.feed(path.read_bytes())
+            codes[profile] = sorted({f.code for f in linter.close().findings})
+        path.with_name(path.name.removesuffix(".sse") + ".expect.json").write_text(json.dumps(codes, indent=2) + "\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("url")
     parser.add_argument("out", type=Path)
     parser.add_argument("--dialect", choices=("responses", "openai-chat"), default="openai-chat")
+    parser.add_argument("--declare-only", action="store_true",
+                        help="only (re)write the X.expect.json of the captures already in OUT (no server needed)")
     args = parser.parse_args()
+    if args.declare_only:
+        declare(args.out)
+        return 0
     with tempfile.TemporaryDirectory(prefix="sse-check-record-") as tmp:
         saved = Path(tmp)
         proc = subprocess.run([sys.executable, "-m", "checker", "replay", "--live", args.url, "--model", MODEL,
@@ -115,6 +136,7 @@ def main() -> int:
                 write(name, name, body)
         rows = {(f["family"], v["variant"]): (v["input_tokens"], v["cached_tokens"])
                 for f in report["families"] for v in f["variants"]}
+    declare(args.out)
     print(f"wrote {len(list(args.out.glob('*.sse')))} captures to {args.out}; input/cached tokens: {rows}")
     return 0
 

@@ -202,3 +202,25 @@ def test_a_repeated_key_is_found_whatever_the_white_space_before_its_colon(sep: 
     repeated = b'"delta"' + sep + b'" x","delta"' + sep + b'" b"'
     findings = lint_bytes(data.replace(plain, repeated, 1)).findings
     assert [(f.code, f.message) for f in findings] == [("SSE024", "a JSON object in this event repeats the key 'delta'")]
+
+
+@pytest.mark.parametrize("terminal, listed, severity", [
+    ("completed", False, Severity.ERROR),  # openai-python/-node raise "Cannot complete … unfinished output items"
+    ("completed", True, Severity.WARNING),  # the final output repeats it: the SDKs take it from there
+    ("failed", False, Severity.WARNING),  # the SDKs keep the partial item
+    ("incomplete", False, Severity.WARNING),
+])
+def test_unfinished_items_are_an_error_only_where_the_sdks_raise(terminal: str, listed: bool,
+                                                                  severity: Severity) -> None:
+    builder = StreamBuilder()
+    builder.message([" a", " b"])
+    events = []
+    for event in builder.events(terminal=terminal):
+        if event["type"] in ("response.output_text.done", "response.content_part.done", "response.output_item.done"):
+            item = event.get("item")
+            continue
+        if event["type"] == f"response.{terminal}":
+            event["response"]["output"] = [item] if listed else []
+        events.append(event)
+    findings = [f for f in lint_bytes(encode(events)).findings if f.code == "LIF008"]
+    assert [f.severity for f in findings] == [severity]

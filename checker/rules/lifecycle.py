@@ -78,9 +78,11 @@ MULTIPLE_TERMINAL = rule(
 UNFINISHED_ITEMS = rule(
     "LIF008", "unfinished-items-at-terminal", "error",
     "{type} while item(s) {items} have no output_item.done",
-    summary="Flags a terminal event that arrives while output items are still open.",
-    why="openai-python and openai-node raise \"Cannot complete response with unfinished output items.\" unless "
-        "the final output repeats them; openai-agents and codex take only done items, so the open ones vanish.",
+    summary="Flags a terminal event that arrives while output items are still open: an error at "
+            "`response.completed` when its output does not list them, else a warning.",
+    why="At `response.completed` openai-python and openai-node raise \"Cannot complete response with unfinished "
+        "output items.\" unless the final output repeats them; at `response.failed` or `response.incomplete` "
+        "they keep the partial items. openai-agents and codex take only done items, so the open ones vanish.",
     sources=(OPENAPI, "openai-python _responses.py"),
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
     good="conforming/text.sse",
