@@ -57,6 +57,7 @@ class Faults:
     status: int | None = None  # answer this status with a JSON error body instead of the capture
     retry_after: str | None = None  # Retry-After on a status fault (default 1 for 429 and 503)
     redirect: str | None = None  # answer 307 to this URL (unless the request already asks for its path)
+    close: bool = False  # close the connection right after a complete response, without Connection: close
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Faults:
         """A copy with some fields replaced (field name -> value, as :func:`parse_header` returns)."""
@@ -125,6 +126,15 @@ def _duration(unit: float) -> Callable[[str], float]:
     return parse
 
 
+def _yes_no(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("yes", "true", "1", "on"):
+        return True
+    if value in ("no", "false", "0"):
+        return False
+    raise FaultError(f"yes or no: {text!r}")
+
+
 def _status(text: str) -> int:
     value = _count(0)(text)
     if not 400 <= value <= 599:
@@ -189,6 +199,11 @@ FAULTS: tuple[FaultSpec, ...] = (
     FaultSpec("redirect", "redirect", "URL", _url,
               "answer 307 Temporary Redirect to URL (a path or an absolute URL); a request that already "
               "asks for URL's path is served normally, so following the redirect ends"),
+    FaultSpec("close", "close", "yes|no", _yes_no,
+              "after the complete response, close the connection without having sent Connection: close, as "
+              "llama-server does after every stream (HTP019): a client's next request on it may get no answer. "
+              "A capture recorded so (its X.meta.json) is served so unless close=no",
+              bare=True),
 )
 
 FAULTS_BY_NAME: dict[str, FaultSpec] = {spec.name: spec for spec in FAULTS}

@@ -93,6 +93,7 @@ class Capture:
     request: Mapping[str, Any] | None = None
     nonstream: bytes | None = None
     kind: Kind = "responses"
+    closes: bool = False  # the server closed the connection after this answer, unannounced (its X.meta.json)
 
     @property
     def is_error(self) -> bool:
@@ -177,8 +178,19 @@ def load_capture(path: Path) -> Capture:
     nonstream = nonstream_file.read_bytes() if nonstream_file.is_file() else None
     return Capture(
         name=name, path=path, body=body, status=status, headers=headers, sized=sized,
-        request=request, nonstream=nonstream, kind=_kind(request, body),
+        request=request, nonstream=nonstream, kind=_kind(request, body), closes=_recorded_close(path),
     )
+
+
+def _recorded_close(capture: Path) -> bool:
+    """Whether the probe that saved ``capture`` saw the server close the connection after it, unannounced."""
+    meta_file = capture.with_name(f"{_stem(capture)}.meta.json")
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.is_file() else None
+    except (OSError, ValueError):
+        return False  # a broken sidecar is _head_from_meta's to report
+    connection = meta.get("connection") if isinstance(meta, dict) else None
+    return isinstance(connection, dict) and connection.get("closed_by_server") is True
 
 
 def _match_key(body: Mapping[str, Any]) -> dict[str, Any]:
@@ -298,7 +310,7 @@ class _Emission:
                 task.cancel()
             await asyncio.gather(emitter, watcher, return_exceptions=True)
         if emitter.done() and not emitter.cancelled() and emitter.exception() is not None:
-            raise emitter.exception()  # type: ignore[misc]  # a bug: let the server log it
+            raise emitter.exception()  # type: ignore[misc]  # a bug, or the close fault: to the server
 
     async def _emit(self, send: Send) -> None:
         if self.faults.first_byte_delay_ms:
@@ -312,6 +324,14 @@ class _Emission:
         if self.faults.ending == "disconnect":
             return  # the server closes the connection without ending the body
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+        if self.faults.close:
+            # ASGI cannot close a kept-alive connection; uvicorn closes it when the application fails after
+            # its response is complete, which is exactly the unannounced close wanted (OnPurposeFilter).
+            raise ClosingOnPurpose()
+
+
+class ClosingOnPurpose(Exception):
+    """Raised after a complete response to make the server close the connection (the ``close`` fault)."""
 
 
 async def _until_gone(receive: Receive, closing: asyncio.Event) -> None:
@@ -337,6 +357,8 @@ class OnPurposeFilter(logging.Filter):
     )
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], ClosingOnPurpose):
+            return False
         return record.msg not in self._MESSAGES
 
 
@@ -394,9 +416,10 @@ class Replayer:
 
     async def answer(self, request: Request, kind: Kind) -> Response | _Emission:
         try:
-            faults = self.faults.with_overrides(parse_header(request.headers.get(FAULT_HEADER, "")))
+            overrides = parse_header(request.headers.get(FAULT_HEADER, ""))
         except FaultError as exc:
             return _error(400, f"bad X-SSE-Check-Fault header: {exc}")
+        faults = self.faults.with_overrides(overrides)
         body = _json_object(await request.body())
         quick = Faults(first_byte_delay_ms=faults.first_byte_delay_ms)
         if faults.redirect is not None and urlsplit(faults.redirect).path != request.url.path:
@@ -426,6 +449,8 @@ class Replayer:
                                f"({capture.name}.nonstream.json); send \"stream\": true", code="scenario_not_found")
         if faults.content_type is not None:
             headers = [(n, v) for n, v in headers if n != "content-type"] + [("content-type", faults.content_type)]
+        if capture.closes and payload is capture.body and "close" not in overrides:
+            faults = faults.with_overrides({"close": True})  # replayed as recorded (not its nonstream.json)
         headers += [(SCENARIO_HEADER, capture.name), (SELECTED_BY_HEADER, selection.by)]
         return _Emission(status, headers, payload, faults, sized=sized, closing=self.closing)
 

@@ -160,3 +160,18 @@ def test_what_htp019_protects_the_real_openai_python_fails_without_retries(closi
     assert two_streams(0) == ["completed", "APIConnectionError"]
     closing_server.requests = 0
     assert two_streams(2) == ["completed", "completed"]
+
+
+def test_the_replay_servers_close_fault_is_an_unannounced_close(serve: Any) -> None:
+    """sse-check serve's `close` fault: the whole answer, then the connection closed, no Connection: close;
+    the probe reports it (HTP019), and the server logs nothing about the exception that closes it."""
+    server = serve(str(ROOT / "captures" / "probe"))
+    code, report = probe(server.url, "-s", "plain_text,reasoning_text", "-H", "X-SSE-Check-Fault: close")
+    for entry in report["files"]:
+        (found,) = htp019(entry)
+        assert found["message"].startswith("the server closed the connection right after this complete response")
+        assert entry["http"]["status"] == 200 and entry["events"] > 0
+    assert code == 1
+    _, kept = probe(server.url, "-s", "plain_text")
+    assert htp019(kept["files"][0]) == []
+    assert "Traceback" not in server.stderr() and "ClosingOnPurpose" not in server.stderr()

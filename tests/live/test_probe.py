@@ -433,8 +433,8 @@ def test_the_docs_name_every_scenario_rule_flag_and_ending() -> None:
 
 def test_a_probe_of_the_saved_real_llama_server_probe_is_its_lint(serve: Any, tmp_path: Path) -> None:
     """captures/llama.cpp-probe is what a probe of the real llama-server saved; served back (status, headers
-    and bytes from its meta), a probe gives the real server's verdict, and that is lint's on both saves. All
-    but HTP019: serve (uvicorn) keeps the connection open where llama-server closed it."""
+    and bytes from its meta, and the connection closed after each stream as llama-server closed it: HTP019), a
+    probe gives the real server's verdict, and that is lint's on both saves."""
     recorded = ROOT / "captures" / "llama.cpp-probe"
     server = serve(str(recorded))
     for profile, loud_expected in (("llama.cpp", {}), ("openai", None)):
@@ -450,8 +450,13 @@ def test_a_probe_of_the_saved_real_llama_server_probe_is_its_lint(serve: Any, tm
             assert "HTP005" in loud["invalid_model"] and proc.returncode == 1
         for name, entry in entries.items():
             declared = set(json.loads((recorded / f"{name}.expect.json").read_text())[profile])
-            assert codes(entry) == declared - {"HTP019"}, name
+            assert codes(entry) == declared, name
         assert_lint_agrees(report, saved, "--profile", profile)
         # the recording itself lints as the probe of its replay does (timings aside, the same findings)
-        assert {n: codes(e) - {"HTP019"} for n, e in by_name(lint_json(str(recorded), "--profile", profile)).items()} \
-            == {n: codes(e) for n, e in entries.items()}
+        assert {n: codes(e) for n, e in by_name(lint_json(str(recorded), "--profile", profile)).items()} == \
+            {n: codes(e) for n, e in entries.items()}
+    # close=no serves the same answers over a connection that is kept: HTP019 goes, nothing else changes
+    _, kept = probe_json(server.url, "--model", "tiny-qwen3-random", "--profile", "openai", "-s", "plain_text",
+                         "-H", "X-SSE-Check-Fault: close=no")
+    assert codes(kept["files"][0]) == set(json.loads((recorded / "plain_text.expect.json").read_text())["openai"]) \
+        - {"HTP019"}
