@@ -477,7 +477,7 @@ class Proxy:
                     raise
                 # The upstream closed a kept-alive connection of this proxy's pool under the request (HTP019):
                 # nothing was answered, so send it once more on a new connection rather than fail a request
-                # that the client, connected directly, would have had answered.
+                # that the client, connected directly, would have got an answer to.
                 sending = asyncio.ensure_future(client.send(client.build_request(method, url, headers=headers,
                                                                                  content=body), stream=True))
                 reason = await self._first(sending, receive)
