@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import sys
 import tempfile
@@ -53,6 +54,17 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
                         help="bytes checked per stream (default 2 GiB); the rest is counted, not checked")
     parser.add_argument("--max-events", type=int, default=Limits().max_events, metavar="N",
                         help="events checked per stream (default 10,000,000)")
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above zero (timeouts)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
 
 
 def _size(text: str) -> int:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import os
 import re
 import sys
@@ -34,6 +33,7 @@ from checker.commands.common import (
     engine_options,
     finish_baseline,
     open_output,
+    positive_seconds,
     report_options,
 )
 from checker.console import make_console
@@ -98,29 +98,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "timeouts (each one a finding when hit; the caps are --max-bytes and --max-events below: reading stops "
         "once a stream is past them)")
     defaults = prober.ProbeLimits()
-    limits.add_argument("--connect-timeout", type=_seconds, default=defaults.connect_timeout, metavar="S",
+    limits.add_argument("--connect-timeout", type=positive_seconds, default=defaults.connect_timeout, metavar="S",
                         help=f"seconds to connect (default {defaults.connect_timeout:g})")
-    limits.add_argument("--first-byte-timeout", type=_seconds, default=defaults.first_byte_timeout, metavar="S",
+    limits.add_argument("--first-byte-timeout", type=positive_seconds, default=defaults.first_byte_timeout, metavar="S",
                         help=f"seconds from the request to the headers and the first body byte "
                              f"(default {defaults.first_byte_timeout:g})")
-    limits.add_argument("--idle-timeout", type=_seconds, default=defaults.idle_timeout, metavar="S",
+    limits.add_argument("--idle-timeout", type=positive_seconds, default=defaults.idle_timeout, metavar="S",
                         help=f"longest silence between two reads (default {defaults.idle_timeout:g})")
-    limits.add_argument("--total-timeout", type=_seconds, default=defaults.total_timeout, metavar="S",
+    limits.add_argument("--total-timeout", type=positive_seconds, default=defaults.total_timeout, metavar="S",
                         help=f"longest exchange (default {defaults.total_timeout:g})")
-    limits.add_argument("--close-timeout", type=_seconds, default=defaults.close_timeout, metavar="S",
+    limits.add_argument("--close-timeout", type=positive_seconds, default=defaults.close_timeout, metavar="S",
                         help=f"how long the body may stay open after the terminal event "
                              f"(default {defaults.close_timeout:g})")
     add_engine_arguments(parser)
 
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
-    return value
 
 
 def _count(text: str) -> int:

@@ -11,7 +11,6 @@ Exit codes, as lint: 0 no finding at or above ``--fail-on``; 1 at least one; 2 a
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,13 @@ from urllib.parse import urlsplit
 from rich.table import Table
 from rich.text import Text
 
-from checker.commands.common import add_engine_arguments, engine_options, open_output, report_options
+from checker.commands.common import (
+    add_engine_arguments,
+    engine_options,
+    open_output,
+    positive_seconds,
+    report_options,
+)
 from checker.console import make_console
 from checker.errors import UsageError
 from checker.findings import Finding, Severity
@@ -65,21 +70,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"where to listen (default: {DEFAULT_LISTEN}; port 0 picks a free one; "
                              "a warning if not loopback)")
     parser.add_argument("--save", metavar="DIR", help="save NNN.sse and NNN.meta.json per checked answer in DIR")
-    parser.add_argument("--connect-timeout", type=_seconds, default=10.0, metavar="S",
+    parser.add_argument("--connect-timeout", type=positive_seconds, default=10.0, metavar="S",
                         help="seconds to connect to the upstream (default 10); no other timeout is imposed")
     parser.add_argument("--quiet", "-q", action="store_true", help="no live line per answer (only the report)")
     parser.add_argument("--log", action="store_true", help="log each request and server events to stderr")
     add_engine_arguments(parser)
 
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
-    return value
 
 
 def parse_listen(text: str) -> tuple[str, int]:

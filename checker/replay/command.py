@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -19,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from checker import __version__
+from checker.commands.common import positive_seconds
 from checker.console import make_console
 from checker.errors import UsageError
 from checker.replay.cases import (
@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--field", choices=list(FIELDS), default=None,
                         help=f"the reference's openai-chat reasoning field (default {DEFAULT_FIELD}; "
                              "reasoning for vLLM/Ollama-style servers)")
-    parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+    parser.add_argument("--timeout", type=positive_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                         help=f"time allowed to --cmd per case (default {DEFAULT_TIMEOUT_S:g})")
     parser.add_argument("--format", default="text", choices=FORMATS, help="report format (default: text)")
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
@@ -64,15 +64,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     live_command.add_arguments(parser)
 
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError("must be a positive number of seconds")
-    return value
 
 
 def make_target(args: argparse.Namespace) -> Target:

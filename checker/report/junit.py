@@ -31,8 +31,7 @@ def xml_text(text: str) -> str:
 def finding_line(finding: Finding) -> str:
     """One finding as the text report prints it (code, severity, line:byte #event, message)."""
     pos = finding.position
-    where = f"{pos.line}:{pos.byte}" + (f" #{pos.event_index}" if pos.event_index is not None else "")
-    line = f"{finding.code} {finding.severity} {where} {finding.message}"
+    line = f"{finding.code} {finding.severity} {pos.label()} {finding.message}"
     if finding.occurrences > 1:
         line += f" (x{finding.occurrences})"
     if pos.event_type:
