@@ -27,8 +27,7 @@ sys.path.insert(0, str(ROOT.parent))
 
 from checker.live.outcome import OutcomeCollector  # noqa: E402
 from checker.replay import live  # noqa: E402
-
-MODEL = "tiny-qwen3-random"
+from make_live_replay import MODEL, request_text  # noqa: E402 - the Responses set's generator, beside this one
 
 
 def turn1_of(dialect: str, body: bytes) -> dict[str, Any]:
@@ -61,11 +60,6 @@ def renamed(value: Any, names: dict[str, str]) -> Any:
     if isinstance(value, list):
         return [renamed(v, names) for v in value]
     return value
-
-
-def request_text(body: dict[str, Any]) -> str:
-    """A request as the live replay sends it (model first, stream last), indented."""
-    return json.dumps({"model": MODEL, **body, "stream": True}, indent=2, ensure_ascii=False) + "\n"
 
 
 def headers_text(meta: dict[str, Any]) -> str:
