@@ -136,15 +136,21 @@ def parse_head(text: str, where: str = "headers") -> Head:
     return int(match.group(1)), tuple(headers), sized
 
 
-def _head_from_meta(capture: Path) -> Head | None:
-    """Status and headers from a ``X.meta.json`` written by ``sse-check probe --save``, if it has them."""
-    meta_file = capture.with_name(f"{_stem(capture)}.meta.json")
+def _read_meta(meta_file: Path) -> Any:
+    """The parsed ``X.meta.json`` (None if there is none); the error instead when it cannot be read, raised only
+    by whoever needs it (a capture with its own ``X.headers.txt`` does not)."""
     if not meta_file.is_file():
         return None
     try:
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        return json.loads(meta_file.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"{meta_file}: unreadable sidecar: {exc}") from None
+        return UsageError(f"{meta_file}: unreadable sidecar: {exc}")
+
+
+def _head_from_meta(meta: Any, meta_file: Path) -> Head | None:
+    """Status and headers from a ``X.meta.json`` written by ``sse-check probe --save``, if it has them."""
+    if isinstance(meta, UsageError):
+        raise meta
     status, headers = (meta.get("status"), meta.get("headers")) if isinstance(meta, dict) else (None, None)
     if not isinstance(status, int):
         return None
@@ -163,6 +169,8 @@ def load_capture(path: Path) -> Capture:
     """A capture and its sidecars (``X.request.json`` or ``X.meta.json``, ``X.headers.txt``, ``X.nonstream.json``)."""
     name = _stem(path)
     body = path.read_bytes()
+    meta_file = path.with_name(f"{name}.meta.json")
+    meta = _read_meta(meta_file)
     head_file = path.with_name(f"{name}.headers.txt")
     head: Head | None
     if head_file.is_file():
@@ -171,24 +179,19 @@ def load_capture(path: Path) -> Capture:
         except UnicodeDecodeError as exc:
             raise UsageError(f"{head_file}: not UTF-8: {exc}") from None
     else:
-        head = _head_from_meta(path)
+        head = _head_from_meta(meta, meta_file)
     status, headers, sized = head if head is not None else (200, _SSE_DEFAULT_HEADERS, False)
     request = request_for(path)
     nonstream_file = path.with_name(f"{name}.nonstream.json")
     nonstream = nonstream_file.read_bytes() if nonstream_file.is_file() else None
     return Capture(
         name=name, path=path, body=body, status=status, headers=headers, sized=sized,
-        request=request, nonstream=nonstream, kind=_kind(request, body), closes=_recorded_close(path),
+        request=request, nonstream=nonstream, kind=_kind(request, body), closes=_recorded_close(meta),
     )
 
 
-def _recorded_close(capture: Path) -> bool:
-    """Whether the probe that saved ``capture`` saw the server close the connection after it, unannounced."""
-    meta_file = capture.with_name(f"{_stem(capture)}.meta.json")
-    try:
-        meta = json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.is_file() else None
-    except (OSError, ValueError):
-        return False  # a broken sidecar is _head_from_meta's to report
+def _recorded_close(meta: Any) -> bool:
+    """Whether the probe that saved the capture saw the server close the connection after it, unannounced."""
     connection = meta.get("connection") if isinstance(meta, dict) else None
     return isinstance(connection, dict) and connection.get("closed_by_server") is True
 
