@@ -486,3 +486,22 @@ def test_docs_describe_every_fault() -> None:
     docs = (ROOT / "docs" / "serve.md").read_text()
     for spec in FAULTS:
         assert f"`{spec.name}`" in docs, spec.name
+
+
+def test_a_capture_s_meta_gives_its_head_and_its_recorded_close_and_a_broken_one_is_named(tmp_path: Path) -> None:
+    from checker.errors import UsageError
+    from checker.live.serve import load_capture
+
+    capture = tmp_path / "x.sse"
+    capture.write_bytes(b"data: {}\n\n")
+    meta = tmp_path / "x.meta.json"
+    meta.write_text(json.dumps({"status": 200, "headers": [["content-type", "text/event-stream"]],
+                                "connection": {"closed_by_server": True}}))
+    loaded = load_capture(capture)
+    assert (loaded.status, loaded.closes, dict(loaded.headers)["content-type"]) == (200, True, "text/event-stream")
+    meta.write_text("{not json")
+    with pytest.raises(UsageError, match="x.meta.json: unreadable sidecar"):
+        load_capture(capture)
+    (tmp_path / "x.headers.txt").write_text("HTTP/1.1 200 OK\ncontent-type: text/event-stream\n")
+    (tmp_path / "x.request.json").write_text('{"input": "hi"}')
+    assert load_capture(capture).closes is False  # its own head and request: the broken meta is not needed
