@@ -1012,7 +1012,7 @@ def _() -> str:
 
 @capture("ITM008-done-without-added",
          "a function call is sent only as output_item.done (no added, no argument events)",
-         ["ITM008", "REC004"])
+         ["ITM008"])
 def _() -> str:
     s = Stream("ITM008", tools=[WEATHER_TOOL]).start()
     s.message(["Let", " me", " check", " the", " weather", " in", " Paris", "."])
@@ -1578,6 +1578,125 @@ def _() -> str:
         if item.get("id") == second:
             del item["id"]
     return HEAD + encode(events)
+
+
+# === Gateways: items never announced, statuses, snapshots, checks that cannot run =====
+# A gateway that turns a Chat Completions backend into a Responses stream may stream an item's text without
+# its output_item.added, finish it only in output_item.done or only in the terminal snapshot, contradict
+# its own statuses and rewrite the response's fields between snapshots.
+
+
+def _unannounced(events: list[Event], item_id: str, *, keep_done: bool) -> list[Event]:
+    """Drop the item's announcement (added, content_part.added) and, unless ``keep_done``, its done."""
+    drop = {"response.output_item.added", "response.content_part.added"} | (
+        set() if keep_done else {"response.output_item.done"})
+    kept = []
+    for e in events:
+        item = e.get("item") if isinstance(e.get("item"), dict) else {}
+        if e.get("type") in drop and (item.get("id") == item_id or e.get("item_id") == item_id):
+            continue
+        kept.append(e)
+    return renumber(kept)
+
+
+GATEWAY_TEXT = [" for", " temperature", " in", " Paris", ",", " use", " get", "_weather", "."]
+
+
+@capture("FNC001-unannounced-call",
+         "a function call never announced: its argument deltas join to JSON, but function_call_arguments.done, "
+         "output_item.done and response.completed carry `{{\"city\": …` (not JSON)",
+         ["FNC001", "ITM004", "ITM008", "REC006"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    call = events[find(events, "response.output_item.added", 1)]["item"]["id"]
+    broken = "{" + "".join(WEATHER_ARGS)
+    events[find(events, "response.function_call_arguments.done")]["arguments"] = broken
+    events[find(events, "response.output_item.done", 1)]["item"]["arguments"] = broken
+    completed_response(events)["output"][1]["arguments"] = broken
+    return HEAD + encode(_unannounced(events, call, keep_done=True))
+
+
+@capture("REC003-unannounced-done-text",
+         "a message never announced: its deltas say ' for temperature in Paris, use get_weather.', its "
+         "output_item.done and response.completed say ' for'", ["ITM004", "ITM008", "REC003"])
+def _() -> str:
+    s = Stream("REC003-unannounced").start().message(GATEWAY_TEXT)
+    s.completed(usage(14, 9))
+    events = s.events
+    message = events[find(events, "response.output_item.added")]["item"]["id"]
+    for i in (find(events, "response.output_item.done"),):
+        events[i]["item"]["content"][0]["text"] = " for"
+    completed_response(events)["output"][0]["content"][0]["text"] = " for"
+    for etype in ("response.output_text.done", "response.content_part.done"):
+        del events[find(events, etype)]
+    return HEAD + encode(_unannounced(events, message, keep_done=True))
+
+
+@capture("REC004-unannounced-text",
+         "a message never announced nor done: its deltas say ' for temperature in Paris, use get_weather.', "
+         "response.completed lists it with the text ' for'", ["ITM004", "REC004"])
+def _() -> str:
+    s = Stream("REC004-unannounced").start().message(GATEWAY_TEXT)
+    s.completed(usage(14, 9))
+    events = s.events
+    message = events[find(events, "response.output_item.added")]["item"]["id"]
+    completed_response(events)["output"][0]["content"][0]["text"] = " for"
+    for etype in ("response.output_text.done", "response.content_part.done"):
+        del events[find(events, etype)]
+    return HEAD + encode(_unannounced(events, message, keep_done=False))
+
+
+@capture("IDS002-snapshot-only-call",
+         "a function call that only response.completed lists (never streamed), with its call_id as item id",
+         ["IDS001", "IDS002", "REC004"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    call = events[find(events, "response.output_item.added", 1)]["item"]["id"]
+    events = [e for e in events if not ((isinstance(e.get("item"), dict) and e["item"].get("id") == call)
+                                         or e.get("item_id") == call)]
+    listed = completed_response(events)["output"][1]
+    listed["id"] = listed["call_id"]
+    return HEAD + encode(renumber(events))
+
+
+@capture("REC007-item-status-contradiction",
+         "the message's output_item.done says completed, response.completed lists it as incomplete",
+         ["REC007"])
+def _() -> str:
+    events = events_of(text_stream)
+    completed_response(events)["output"][0]["status"] = "incomplete"
+    return HEAD + encode(events)
+
+
+@capture("LIF019-snapshot-field-changed",
+         "response.created and response.in_progress say `model: \"\"`, response.completed names the model",
+         ["LIF019"])
+def _() -> str:
+    events = events_of(text_stream)
+    for e in events[:2]:
+        e["response"]["model"] = ""
+    return HEAD + encode(events)
+
+
+@capture("LIF019-parallel-tool-calls-changed",
+         "parallel_tool_calls is true in the opening snapshots and false in response.completed", ["LIF019"])
+def _() -> str:
+    events = events_of(parallel_function_calls_stream)
+    completed_response(events)["parallel_tool_calls"] = False
+    return HEAD + encode(events)
+
+
+@capture("LIF020-check-not-run",
+         "the request set max_output_tokens 20; response.completed carries `usage: null`, so whether the answer "
+         "was cut cannot be checked (the null usage is also a schema finding)", ["LIF018", "LIF020"],
+         request={"max_output_tokens": 20})
+def _() -> str:
+    s = Stream("LIF020", max_output_tokens=20).start()
+    s.message(["Here", " is", " a", " short", " story", ":", " Once", " upon", " a", " time", ",", " a", " fox",
+               " found", " a", " lantern", " in", " the", " snow", " and"])
+    s.completed(usage(12, 20))
+    completed_response(s.events)["usage"] = None
+    return HEAD + encode(s.events)
 
 
 # --- writing -----------------------------------------------------------------

@@ -126,9 +126,15 @@ def _without(code: str) -> Condition:
 
 
 def _index_not_added(f: Finding, r: LintResult) -> bool:
-    # openai-python places item events by output_index and ignores item_id.
+    # openai-python places item events by output_index and ignores item_id: it fails unless an
+    # output_item.added placed an item at that index before the event (an item known only from a later
+    # output_item.done, or added later, does not count; "added_at" is the added event's index).
     index = f.details.get("index", f.details.get("item"))
-    return type(index) is not int or all(it.get("output_index") != index for it in r.items)
+    if type(index) is not int:
+        return True
+    at = f.position.event_index
+    return not any(it.get("output_index") == index and it.get("added_at", -1) is not None
+                   and (at is None or it.get("added_at", -1) < at) for it in r.items)
 
 
 def _unlisted_at_completed(f: Finding, r: LintResult) -> bool:
@@ -517,6 +523,13 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "REC006": {
         "openai-agents": (_degrades("the tool runs with other arguments than were streamed ({diff})"),),
         "openai-node": (_degrades("arguments.done replaces the streamed arguments ({diff})"),),
+    },
+    "REC007": {
+        "openai-python": (_degrades("get_final_response() lists {item} as {final!r}; its output_item.done said "
+                                    "{done!r}"),),
+        "openai-node": (_degrades("finalResponse() lists {item} as {final!r}; its output_item.done said {done!r}"),),
+        "openai-agents": (_degrades("the turn, built from the terminal output, has {item} {final!r}; the stream "
+                                    "finished it {done!r}"),),
     },
     # -- ids --------------------------------------------------------------------------
     "IDS002": {"codex": (_degrades("the item id and call_id are confused when the item is replayed"),)},

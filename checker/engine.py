@@ -328,7 +328,8 @@ class StreamLinter:
             trace=self._trace,
             texts=self.machine.item_texts() if self.machine.keep_texts else None,
             items=[
-                {"id": it.id, "type": it.type, "output_index": it.output_index, "done": it.done}
+                {"id": it.id, "type": it.type, "output_index": it.output_index, "done": it.done,
+                 "added_at": it.added_at}
                 for it in self.machine.items
             ],
         )

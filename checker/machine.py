@@ -36,8 +36,12 @@ from typing import Any
 
 import orjson
 
+from checker import item_forms
 from checker.findings import Finding, Position, Severity
 from checker.rules import calls, content, framing, ids, items, lifecycle, reasoning, reconcile, schema
+from checker.shadow import MAX_ITEMS as SHADOW_LIMIT
+from checker.shadow import ShadowItems
+from checker.snapshots import SnapshotFields
 from checker.text import TextAccumulator, describe_difference
 
 TERMINAL_TYPES = frozenset({"response.completed", "response.incomplete", "response.failed"})
@@ -164,7 +168,7 @@ ALIASES = {
     "response.reasoning_summary.done": "response.reasoning_summary_text.done",
 }
 
-ID_PREFIXES = {"message": "msg_", "reasoning": "rs_", "function_call": "fc_"}
+ID_PREFIXES = item_forms.ID_PREFIXES
 
 
 @dataclass(slots=True)
@@ -193,6 +197,8 @@ class Item:
     had_status: bool = False  # the added item carried a status
     # What the item's output_item.done said, for the final-output comparison.
     final_fingerprint: bytes | None = None
+    done_status: str | None = None  # its status at output_item.done (REC007 compares the terminal's)
+    announced: bool = True  # False: known only from an output_item.done without added
 
     @property
     def label(self) -> str:
@@ -232,6 +238,12 @@ class ResponsesMachine:
         # The delta run: (type, item_id, output_index, index field, its value, text) of the last delta the fast
         # path took. The general path clears it; until then the same ids mean the same open part (see try_fast).
         self._run: tuple[str, str, int | None, str | None, int | None, TextAccumulator] | None = None
+        # Items the stream never announced: their streamed text (by item_id), and which of those only seen in
+        # a snapshot have had their final-form checks (item_forms), so each is checked once.
+        self.shadow = ShadowItems()
+        self._snapshot_checked: set[str] = set()
+        self._reported_shadow_overflow = False
+        self.snapshot_fields = SnapshotFields()
 
     # -- entry points ---------------------------------------------------------
 
@@ -424,6 +436,8 @@ class ResponsesMachine:
                     out.append(ids.ID_PREFIX.finding(pos, kind="response", id=rid, prefix="resp_"))
             elif rid != st.response_id:
                 out.append(lifecycle.RESPONSE_ID_CHANGED.finding(pos, type=etype, id=rid, first=st.response_id))
+        out.extend(self.snapshot_fields.observe(etype, response, pos))
+        self._snapshot_items(etype, response, pos, out)
         if etype in TERMINAL_TYPES:
             st.terminal_type = etype
             st.terminal_index = pos.event_index
@@ -473,8 +487,10 @@ class ResponsesMachine:
                             pos, output_tokens=produced, max_output_tokens=limit
                         )
                     )
+        self._unverifiable(etype, response, pos, out)
         if "output" in response and isinstance(response["output"], list):
             self._final_output(etype, response["output"], pos, out)
+            self._final_statuses(etype, response["output"], pos, out)
 
     def _usage(self, usage: dict[str, Any], pos: Position, out: list[Finding]) -> None:
         # Presence and integer types are the schema's (classified as LIF018);
@@ -498,9 +514,22 @@ class ResponsesMachine:
                 out.append(reconcile.COMPLETED_OUTPUT_EMPTY.finding(pos, type=etype, count=len(self.done_items)))
             return
         problems: list[str] = []
-        if len(output) != len(done):
-            problems.append(f"{len(output)} item(s) in output, {len(done)} item(s) in the stream")
-        for index, (final, item) in enumerate(zip(output, done)):
+        # An item the stream never announced nor finished, but streamed text for, is reconciled by its id
+        # with that text (see checker/shadow.py); the others are compared in output order.
+        listed: list[tuple[int, Any]] = []
+        for index, final in enumerate(output):
+            fid = final.get("id") if isinstance(final, dict) else None
+            if isinstance(fid, str) and fid not in self.by_id:
+                if fid in self.shadow:
+                    for what, diff in self.shadow.differences(fid, final):
+                        problems.append(f"output[{index}] ({fid!r}) {what} differs from its streamed deltas ({diff})")
+                else:
+                    problems.append(f"output[{index}] is {final.get('type')} {fid!r}, which the stream never had")
+                continue
+            listed.append((index, final))
+        if len(listed) != len(done):
+            problems.append(f"{len(listed)} item(s) in output, {len(done)} item(s) in the stream")
+        for (index, final), item in zip(listed, done):
             if not isinstance(final, dict):
                 problems.append(f"output[{index}] is not an object")
                 continue
@@ -510,8 +539,125 @@ class ResponsesMachine:
                 continue
             if item.final_fingerprint is not None and _fingerprint(final) != item.final_fingerprint:
                 problems.append(f"output[{index}] ({fid!r}) differs from its output_item.done")
+            elif item.final_fingerprint is None and not item.done:
+                for what, diff in _streamed_differences(item, final):
+                    problems.append(f"output[{index}] ({fid!r}) {what} differs from what was streamed ({diff})")
         for problem in problems[:5]:
             out.append(reconcile.COMPLETED_OUTPUT_MISMATCH.finding(pos, type=etype, detail=problem))
+
+    def _final_statuses(self, etype: str, output: list[Any], pos: Position, out: list[Finding]) -> None:
+        """REC007: a done item's status in the terminal output must be the one its output_item.done gave."""
+        for final in output:
+            if not isinstance(final, dict) or not isinstance(final.get("id"), str):
+                continue
+            item = self.by_id.get(final["id"])
+            status = final.get("status")
+            # A done status that is not final is ITM013's; its later completion is no contradiction.
+            if item is None or not item.done or item.done_status not in ("completed", "incomplete") \
+                    or not isinstance(status, str):
+                continue
+            if status != item.done_status:
+                out.append(reconcile.ITEM_STATUS_CONTRADICTION.finding(
+                    pos, type=etype, item=item.label, final=status, done=item.done_status))
+
+    def _unverifiable(self, etype: str, response: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        """LIF020: say which terminal checks could not run, instead of passing them silently."""
+        usage = response.get("usage")
+        if etype == "response.completed":
+            limit = response.get("max_output_tokens")
+            if type(limit) is not int:
+                limit = self.request.get("max_output_tokens")
+            produced = usage.get("output_tokens") if isinstance(usage, dict) else None
+            if type(limit) is int and type(produced) is not int:
+                carried = "no usage" if "usage" not in response else (
+                    "usage null" if usage is None else "usage without an integer output_tokens")
+                out.append(lifecycle.CHECK_NOT_RUN.finding(
+                    pos, check=f"truncation by max_output_tokens {limit} (LIF017)",
+                    reason=f"{etype} carries {carried}, so the tokens produced are unknown",
+                    details={"check": "LIF017", "max_output_tokens": limit}))
+        if not isinstance(response.get("output"), list) and self.done_items:
+            out.append(lifecycle.CHECK_NOT_RUN.finding(
+                pos, check=f"the final output against the {len(self.done_items)} done item(s) (REC004)",
+                reason=f"{etype} carries no output list", details={"check": "REC004"}))
+        if self.shadow.overflowed and not self._reported_shadow_overflow:
+            self._reported_shadow_overflow = True
+            out.append(lifecycle.CHECK_NOT_RUN.finding(
+                pos, check="the text of some items never announced (REC003/REC004)",
+                reason=f"more than {SHADOW_LIMIT} such items; the rest were not kept", details={"check": "REC004"}))
+
+    # -- items the stream never announced -------------------------------------
+
+    def _unannounced_event(self, etype: str, scope: Scope, event: dict[str, Any], pos: Position,
+                           out: list[Finding]) -> None:
+        """An item event _resolve could not place (ITM004): keep its text by item_id for reconciliation."""
+        item_id = event.get("item_id")
+        if scope.target == "item" or not isinstance(item_id, str) or item_id in self.by_id:
+            return
+        out.extend(self.shadow.event(etype, scope.target, scope.role, scope.field, event, pos))
+
+    def _done_unannounced(self, raw: dict[str, Any], item_id: str | None, index: Any, pos: Position,
+                          out: list[Finding]) -> None:
+        """An output_item.done without added (ITM008): the item exists from here on, and every check of a
+        final form runs on it as on an announced item's done."""
+        itype = raw.get("type") if isinstance(raw.get("type"), str) else None
+        call_id = raw.get("call_id") if isinstance(raw.get("call_id"), str) else None
+        item = Item(id=item_id, type=itype, output_index=index if type(index) is int else None, added_at=None,
+                    call_id=call_id, name=raw.get("name") if isinstance(raw.get("name"), str) else None,
+                    done=True, announced=False)
+        item.done_status = raw.get("status") if isinstance(raw.get("status"), str) else None
+        label = item.label
+        out.extend(item_forms.id_findings(raw, pos))
+        if itype == "function_call" and call_id is not None:
+            if call_id in self.call_ids:
+                out.append(ids.DUPLICATE_CALL_ID.finding(pos, id=call_id))
+            self.call_ids.setdefault(call_id, item)
+        if "status" in raw and item.done_status not in ("completed", "incomplete"):
+            out.append(items.DONE_STATUS.finding(pos, status=raw.get("status"),
+                                                 details={"status": raw.get("status"), "item_type": itype}))
+        if item_id is not None:
+            for what, diff in self.shadow.differences(item_id, raw):
+                out.append(reconcile.ITEM_DONE_MISMATCH.finding(pos, what=what, diff=diff))
+            self.shadow.discard(item_id)
+        out.extend(item_forms.arguments_findings(raw, pos, label))
+        # What a client holds of the item is its done form: that is its text from here on.
+        for key, parts in (("content", item.content), ("summary", item.summary)):
+            final = raw.get(key)
+            if isinstance(final, list):
+                for n, part in enumerate(final):
+                    parts.append(Part(index=n, type=_part_type(part), text=TextAccumulator(_part_text(part) or ""),
+                                      text_done=True, closed=True))
+        if isinstance(raw.get("arguments"), str):
+            item.arguments = TextAccumulator(raw["arguments"])
+            item.arguments_done = True
+        item.final_fingerprint = _fingerprint(raw)
+        if item_id is None:
+            return  # nothing can name it again; its checks are done
+        self.items.append(item)
+        self.done_items.append(item)
+        self.by_id[item_id] = item
+        if item.output_index is not None:
+            self.by_index.setdefault(item.output_index, item)
+        self._release(item)
+
+    def _snapshot_items(self, etype: str, response: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        """The final-form checks on items a snapshot lists that the stream never announced nor finished:
+        their ids once, where first listed; a function call's arguments in the terminal response, which is
+        what the SDKs return for it."""
+        output = response.get("output")
+        if not isinstance(output, list):
+            return
+        terminal = etype in TERMINAL_TYPES
+        for index, final in enumerate(output):
+            if not isinstance(final, dict):
+                continue
+            fid = final.get("id") if isinstance(final.get("id"), str) else None
+            known = self.by_id.get(fid) if fid is not None else None
+            if known is None and fid not in self._snapshot_checked:
+                if fid is not None:
+                    self._snapshot_checked.add(fid)
+                out.extend(item_forms.id_findings(final, pos))
+            if terminal and (known is None or not known.done):
+                out.extend(item_forms.arguments_findings(final, pos, item_forms.item_label(final, index)))
 
     # -- items ----------------------------------------------------------------
 
@@ -524,6 +670,7 @@ class ResponsesMachine:
             return
         item = self._resolve(etype, event, pos, out)
         if item is None:
+            self._unannounced_event(etype, scope, event, pos, out)
             return
         if item.done:
             out.append(items.AFTER_ITEM_DONE.finding(pos, type=etype, item=item.label))
@@ -648,12 +795,14 @@ class ResponsesMachine:
             item = self.by_index.get(index)
         if item is None:
             out.append(items.DONE_WITHOUT_ADDED.finding(pos, item=item_id if item_id is not None else index))
+            self._done_unannounced(raw, item_id, index, pos, out)
             return
         if item.done:
             out.append(items.DUPLICATE_DONE.finding(pos, item=item.label))
             return
         item.done = True
         self.done_items.append(item)
+        item.done_status = raw.get("status") if isinstance(raw.get("status"), str) else None
         for fname, added, done in (
             ("id", item.id, item_id),
             ("type", item.type, raw.get("type")),
@@ -887,6 +1036,24 @@ PART_RULES = {
         reasoning.SUMMARY_DELTA_WITHOUT_PART, reasoning.AFTER_SUMMARY_DONE,
     ),
 }
+
+
+def _streamed_differences(item: Item, final: dict[str, Any]) -> list[tuple[str, str]]:
+    """(what, how) for each text of ``final`` that contradicts what was streamed into an unfinished item."""
+    found: list[tuple[str, str]] = []
+    args = final.get("arguments")
+    if item.type == "function_call" and len(item.arguments) and isinstance(args, str) \
+            and not item.arguments.equals(args):
+        found.append(("arguments", describe_difference(item.arguments.text(), args)))
+    for key, parts in (("content", item.content), ("summary", item.summary)):
+        listed = final.get(key)
+        if not isinstance(listed, list):
+            continue
+        for part in parts:
+            text = _part_text(listed[part.index]) if 0 <= part.index < len(listed) else None
+            if text is not None and not part.text.equals(text):
+                found.append((f"{key}[{part.index}] text", describe_difference(part.text.text(), text)))
+    return found
 
 
 def _part_type(part: Any) -> str | None:

@@ -186,3 +186,40 @@ USAGE_MALFORMED = rule(
     clients=("codex",),
     good="conforming/text.sse",
 )
+SNAPSHOT_FIELD_CHANGED = rule(
+    "LIF019", "snapshot-field-changed", "warning",
+    "{type} changes response.{field}: {before} in {first}, now {after}",
+    summary="Flags a field of the response that changes between its snapshots (`response.created`, "
+            "`response.queued`, `response.in_progress`, the terminal event) although it describes the request "
+            "or the response's identity: `object`, `created_at`, `model`, `instructions`, `tools`, "
+            "`tool_choice`, `parallel_tool_calls`, `temperature`, `top_p`, `top_logprobs`, `max_output_tokens`, "
+            "`max_tool_calls`, `previous_response_id`, `conversation`, `prompt`, `prompt_cache_key`, "
+            "`prompt_cache_retention`, `safety_identifier`, `user`, `store`, `background`, `text`, "
+            "`truncation`, `metadata`. Compared only where both snapshots carry the field (a missing field is "
+            "the schema's finding); `model: \"\"` then a name counts as a change.",
+    why="Each snapshot is the same Response object at another moment: the API reference describes these "
+        "fields as the request's parameters and the response's identity (the model used, when it was "
+        "created), and only status, output, usage, error, incomplete_details and completed_at move as it "
+        "runs. service_tier and reasoning are left out: OpenAI resolves the request's `auto`/defaults into "
+        "what it used. A client that shows or logs the model and settings from response.created (openai-node's "
+        "snapshot is each lifecycle event's response in turn) disagrees with one that reads the terminal "
+        "response; a gateway that rewrites them mid-stream hides which model or tools really answered.",
+    sources=("OpenAI Responses API reference, The response object "
+             "(https://platform.openai.com/docs/api-reference/responses/object)",
+             "openai-node src/internal/responses/response-accumulator.ts"),
+    clients=(),
+    good="conforming/text.sse",
+)
+CHECK_NOT_RUN = rule(
+    "LIF020", "check-not-run", "info",
+    "{check} not checked: {reason}",
+    summary="Says that a check could not run on this stream because what it needs is missing (a terminal "
+            "response without `usage` while a `max_output_tokens` limit applied, a terminal response without an "
+            "`output` list after items were done), instead of passing silently.",
+    why="A clean report must mean \"checked and fine\", not \"could not look\": a server that reports a cut "
+        "answer as completed with `usage: null` would otherwise pass the truncation check (LIF017) unseen.",
+    sources=("OpenAI Responses API reference, Response.usage and Response.output "
+             "(https://platform.openai.com/docs/api-reference/responses/object)",),
+    clients=(),
+    good="conforming/incomplete.sse",
+)

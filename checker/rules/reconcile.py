@@ -64,3 +64,19 @@ ARGUMENTS_DONE_MISMATCH = rule(
     clients=("openai-agents", "openai-node"),
     good="conforming/reasoning-function-call.sse",
 )
+ITEM_STATUS_CONTRADICTION = rule(
+    "REC007", "item-status-contradiction", "error",
+    "{type} lists item {item!r} as {final!r}, its output_item.done said {done!r}",
+    summary="Flags an item whose status in the terminal response contradicts the status its "
+            "`output_item.done` gave it (done `completed`, listed `incomplete`, or any other pair).",
+    why="codex keeps the done item (codex-rs/codex-api/src/sse/responses.rs), while openai-python's "
+        "get_final_response(), openai-node's finalResponse() and openai-agents take the terminal response's "
+        "output: one client sees a finished message, another a cut one, and an agent that retries or "
+        "continues incomplete items decides differently from the stream it showed.",
+    sources=("OpenAI Responses API reference, Response.output[].status "
+             "(https://platform.openai.com/docs/api-reference/responses/object)",
+             "openai-python src/openai/lib/streaming/responses/_responses.py",
+             "codex codex-rs/codex-api/src/sse/responses.rs"),
+    clients=("openai-python", "openai-node", "openai-agents"),
+    good="conforming/incomplete.sse",
+)
