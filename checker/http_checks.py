@@ -48,8 +48,10 @@ from urllib.parse import urlsplit
 
 from checker.engine import Limits, LintResult, StreamLinter
 from checker.findings import Finding, Position
+from checker.nonstream import response_object_findings
 from checker.profiles import OPENAI, Profile
 from checker.rules import http as rules
+from checker.schemas import load_schema_set
 
 META_VERSION = 1
 
@@ -184,11 +186,27 @@ class ExchangeLinter:
             end = Position(line=_lines(body), byte=self._bytes)
         head, tail = exchange_findings(meta, body=body, whole=self._bytes <= len(body), result=result,
                                        end=end, tail=self._tail, streamed=self.streamed)
+        head.extend(self._response_object(meta, body))
         findings = sorted(
             [*self._settle(head), *result.findings, *self._settle(tail)],
             key=lambda f: (f.position.byte, f.position.line),
         )
         return dataclasses.replace(result, findings=findings)
+
+    def _response_object(self, meta: Mapping[str, Any], body: builtins.bytes) -> list[Finding]:
+        """A complete 2xx ``stream: false`` answer of the Responses API, checked as a Response object."""
+        status = meta.get("status")
+        if (self.streamed or meta.get("expect") != "nonstream" or not isinstance(status, int)
+                or not 200 <= status < 300 or self._bytes > len(body)
+                or api_of(urlsplit(str(meta.get("url") or "")).path) == "chat"):
+            return []
+        try:
+            obj = json.loads(body)
+        except (UnicodeDecodeError, ValueError):
+            return []  # HTP018 says what it is
+        if not isinstance(obj, dict) or obj.get("error") or not isinstance(obj.get("output"), list):
+            return []  # HTP004 / HTP018
+        return response_object_findings(obj, load_schema_set(self.profile.schema_set))
 
     def _settle(self, findings: Iterable[Finding]) -> list[Finding]:
         """The profile and --select/--ignore applied, as the engine applies them to its own findings."""

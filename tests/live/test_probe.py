@@ -227,7 +227,12 @@ def test_llama_captures_show_the_documented_deviations_under_openai(llama_server
         capture = entry["http"]["replayed_as"]
         if SCENARIOS[name].expect == "stream":
             assert codes(entry) == expected_codes(capture), name  # what linting the capture itself says
-        else:  # HTTP 400 JSON errors for invalid requests; non-streaming answers in order and in parity
+        elif SCENARIOS[name].expect == "nonstream":
+            # In order and in parity with the stream; the answer is llama-server's reduced Response object, so
+            # its schema deviations are those its streams' response.completed shows (captures/llama.cpp).
+            assert codes(entry) == {"SCH002", "LIF018"}, (name, entry["findings"])
+            assert codes(entry) <= expected_codes(capture), name
+        else:  # HTTP 400 JSON errors for invalid requests
             assert entry["findings"] == [], (name, entry["findings"])
     assert entries["parallel_calls"]["http"]["replayed_as"] == "replay-turn1"
     assert entries["invalid_model"]["http"]["replayed_as"] == "error_previous_response_id"
@@ -460,3 +465,28 @@ def test_a_probe_of_the_saved_real_llama_server_probe_is_its_lint(serve: Any, tm
                          "-H", "X-SSE-Check-Fault: close=no")
     assert codes(kept["files"][0]) == set(json.loads((recorded / "plain_text.expect.json").read_text())["openai"]) \
         - {"HTP019"}
+
+
+def test_a_non_streaming_answer_is_checked_as_a_response_object(serve: Any, tmp_path: Path) -> None:
+    """A stream: false answer in parity with its stream is still checked against the Response schema and the
+    final-form checks of its items: a reasoning item whose content holds an output_text part is reported."""
+    served = tmp_path / "served"
+    served.mkdir()
+    probe_set = CAPTURES / "probe"
+    (served / "reasoning_one_call.sse").write_bytes((probe_set / "reasoning_one_call.sse").read_bytes())
+    answer = json.loads((probe_set / "reasoning_one_call.nonstream.json").read_text())
+    reasoning = answer["output"][0]
+    assert reasoning["type"] == "reasoning"
+    reasoning["content"] = [{"type": "output_text", "text": reasoning["content"][0]["text"], "annotations": []}]
+    (served / "reasoning_one_call.nonstream.json").write_text(json.dumps(answer))
+    server = serve(str(served))
+    saved = tmp_path / "saved"
+    proc, report = probe_json(server.url, "--model", "gpt-4.1", "-s", "reasoning_one_call,reasoning_one_call_nonstream",
+                              "--save", str(saved))
+    entries = by_name(report)
+    assert entries["reasoning_one_call"]["findings"] == []
+    found = entries["reasoning_one_call_nonstream"]["findings"]
+    assert {f["code"] for f in found} == {"SCH003"}, found
+    assert all(f["pointer"].startswith("/output/0/content/0") for f in found), found
+    assert proc.returncode == 1
+    assert_lint_agrees(report, saved)
