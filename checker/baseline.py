@@ -38,7 +38,7 @@ from checker.findings import Finding
 
 BASELINE_VERSION = 1
 
-# Id prefixes of the Responses API (SPEC §2) and common vendor ones: the
+# Id prefixes of the Responses API (docs/spec.md §2) and common vendor ones: the
 # suffix is random per response, the prefix says what kind of id it was.
 _PREFIXED_ID = re.compile(r"\b(resp|msg|rs|fc|call|item|ws|ctc|chatcmpl|cmpl|req)([_-])[A-Za-z0-9_-]+")
 # A repr()'d string (single or double quoted) as Python writes it.

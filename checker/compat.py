@@ -33,7 +33,7 @@ Where the facts come from
   closed before response.completed"; ``output_item.done`` is the truth);
 * openai-agents-python builds the turn from ``response.completed.response.output``
   over openai-python's decoder; the positional client and the Open Responses
-  suite as SPEC §1-§2 describe them.
+  suite as docs/spec.md §1-§2 describe them.
 
 Rules without a row here fall back to ``Rule.clients`` (every named client
 ``breaks``), so a new rule shows up in the matrix before it has a row.

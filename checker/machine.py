@@ -4,7 +4,7 @@ Theory of operation
 -------------------
 The machine is sans-I/O (h11's model): the engine hands it one JSON object at
 a time with its position and receives findings back; it never reads, waits or
-raises for a protocol problem. It keeps exactly the state the rules of SPEC §2
+raises for a protocol problem. It keeps exactly the state the rules of docs/spec.md §2
 need:
 
 * the lifecycle state of the response, moved by ``LIFECYCLE`` below: a table

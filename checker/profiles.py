@@ -1,4 +1,4 @@
-"""Profiles: where the references disagree, as data (SPEC §3 and §4).
+"""Profiles: where the references disagree, as data (docs/spec.md §3 and §4).
 
 A profile picks the schema set, says what the stream's end looks like, lowers
 or silences rules that a target does not care about, and lists *known
@@ -126,7 +126,7 @@ _LLAMA_LIVE = "llama.cpp (the real server, captures/llama.cpp-probe): "
 
 LLAMA_CPP = Profile(
     name="llama.cpp",
-    description="llama.cpp's llama-server as documented in SPEC §4, captures/llama.cpp/README.md and, found "
+    description="llama.cpp's llama-server as documented in docs/spec.md §4, captures/llama.cpp/README.md and, found "
     "against the real server, captures/llama.cpp-probe/README.md: each documented deviation is reported as info, "
     "anything else at full severity.",
     known_deviations=(

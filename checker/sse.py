@@ -1,7 +1,7 @@
 """An incremental, sans-I/O ``text/event-stream`` decoder that follows WHATWG exactly.
 
 Spec: WHATWG HTML Living Standard, §9.2.6 "Parsing an event stream" and
-"Interpreting an event stream" (summarised in SPEC.md §1):
+"Interpreting an event stream" (summarised in docs/spec.md §1):
 
     stream      = [ bom ] *event
     event       = *( comment / field ) end-of-line

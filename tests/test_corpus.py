@@ -25,6 +25,7 @@ at a time, random chunks with a fixed seed) and must give identical findings.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -460,11 +461,13 @@ LLAMA_STREAMS = sorted(p for p in LLAMA.glob("*.sse") if p.name not in LLAMA_NOT
 
 
 def test_llama_cpp_captures_are_byte_exact_copies() -> None:
-    shared = Path("/work/shared/captures/llama.cpp")
-    if not shared.is_dir():
-        pytest.skip("the shared original captures are not available here")
-    for original in sorted(shared.iterdir()):
-        assert (LLAMA / original.name).read_bytes() == original.read_bytes(), original.name
+    """The recorded files are kept as they arrived: their sha256, taken from the originals when they were
+    copied in, is in tests/data/llama.cpp-originals.sha256 (sha256sum's format)."""
+    manifest = (ROOT / "tests" / "data" / "llama.cpp-originals.sha256").read_text(encoding="utf-8").splitlines()
+    assert len(manifest) >= 30
+    for line in manifest:
+        digest, name = line.split(maxsplit=1)
+        assert hashlib.sha256((LLAMA / name).read_bytes()).hexdigest() == digest, name
 
 
 @pytest.mark.parametrize("path", sorted(LLAMA.glob("*.sse")), ids=rel)
@@ -480,7 +483,7 @@ def test_llama_cpp_captures_show_nothing_above_info_under_their_profile(path: Pa
     assert not loud, loud
 
 
-# Documented deviations (SPEC §4, captures/llama.cpp/README.md) -> the clients each one breaks.
+# Documented deviations (docs/spec.md §4, captures/llama.cpp/README.md) -> the clients each one breaks.
 LLAMA_DEVIATIONS: dict[str, set[str]] = {
     "LIF015": {"open-responses"},  # no sequence_number
     "ITM001": {"openai-python", "openai-node"},  # no output_index: "Duplicate response output index None"

@@ -201,7 +201,7 @@ def test_nul_byte_is_reported() -> None:
 
 
 def test_httpx_sse_deviation_event_without_data() -> None:
-    # httpx-sse dispatches a block with no data (SPEC §1); WHATWG and we do not.
+    # httpx-sse dispatches a block with no data (docs/spec.md §1); WHATWG and we do not.
     data = b"data: 1\n\nevent: ping\n\n"
     decoder = httpx_sse._decoders.SSEDecoder()
     theirs = [sse for line in data.decode().splitlines() if (sse := decoder.decode(line)) is not None]

@@ -4,7 +4,7 @@
 Dev-time only: the checker never reads the OpenAPI file; it ships the files
 this script writes (``checker/schemas.py`` loads them as package data).
 
-    python tools/gen_schemas.py                      # ../shared/reference → schemas/
+    python tools/gen_schemas.py                      # reference/openai-openapi.json → schemas/
     python tools/gen_schemas.py --reference X --out DIR
 
 Output (Draft 2020-12, one schema per file, pretty-printed with sorted keys so
@@ -18,7 +18,7 @@ that a re-run gives no diff; ``tests/test_schemas.py`` re-runs it and compares):
     ``OutputMessage``, ``ReasoningItem``, ``FunctionToolCall``,
     ``OutputTextContent``, annotations, ``ResponseUsage``, ``ResponseError``, …).
 ``schemas/open-responses/…``
-    The Open Responses variant (SPEC §3): the nested ``error`` event, optional
+    The Open Responses variant (docs/spec.md §3): the nested ``error`` event, optional
     ``logprobs`` on ``output_text`` events, the stricter ``ResponseResource``
     in the six response-carrying events; every other event is a one-line
     ``$ref`` to the openai file.
@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "openai-openapi.json"
+DEFAULT_REFERENCE = REPO / "reference" / "openai-openapi.json"
 DEFAULT_OUT = REPO / "schemas"
 
 BASE_URI = "https://sse-check.dev/schemas/"
@@ -209,7 +209,7 @@ def build_openai(spec: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], di
 # -- the open-responses set -----------------------------------------------------
 
 OR_SOURCE = ("Open Responses specification (openresponses/openresponses: schema/events.tsp, "
-             "schema/components/schemas/ResponseResource.json) as summarised in SPEC §3")
+             "schema/components/schemas/ResponseResource.json) as summarised in docs/spec.md §3")
 
 # Open Responses' ResponseResource: the fields it requires on every response
 # snapshot, with its type where that differs from OpenAI's (None: OpenAI's type
@@ -396,7 +396,7 @@ def readme(spec: Mapping[str, Any], event_types: Mapping[str, str], n_objects: i
         "",
         f"- `openai/events/`: the {len(event_types)} members of `ResponseStreamEvent`, one file per event type.",
         f"- `openai/objects/`: the {n_objects} components they reference (items, parts, `Response`, …).",
-        "- `open-responses/`: the Open Responses variant (SPEC §3): nested `error` event, optional `logprobs` on "
+        "- `open-responses/`: the Open Responses variant (docs/spec.md §3): nested `error` event, optional `logprobs` on "
         "`output_text` events, `ResponseResource` in the response-carrying events; the other events `$ref` the "
         "openai files.",
         "",

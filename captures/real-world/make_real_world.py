@@ -1,4 +1,4 @@
-"""Write the real-world corpus: one capture per server bug of SPEC §2, with its expected findings and matrix.
+"""Write the real-world corpus: one capture per server bug of docs/spec.md §2, with its expected findings and matrix.
 
 Run from the project root: ``python captures/real-world/make_real_world.py``.
 Deterministic, like ``captures/make_captures.py`` (whose stream builder it
@@ -34,7 +34,7 @@ CLIENT_ORDER = ("openai-python", "openai-node", "codex", "openai-agents", "posit
 
 
 def _from_zero(events: list[Event]) -> list[Event]:
-    """vLLM and Ollama number events from 0 (SPEC §2)."""
+    """vLLM and Ollama number events from 0 (docs/spec.md §2)."""
     for e in events:
         if "sequence_number" in e:
             e["sequence_number"] -= 1

@@ -3,7 +3,7 @@
 Pure functions: no I/O, no clock, inputs never mutated (every value in the
 output is a fresh copy).
 
-The rule (SPEC §5, ``cases/reasoning-replay.json``)
+The rule (docs/spec.md §5, ``cases/reasoning-replay.json``)
 ---------------------------------------------------
 A user message *starts a turn* unless it has ``"turn": false`` (a job's note,
 a team message delivered at a step boundary). The *current turn* is every

@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 ``sse-check replay --live URL`` (or ``sse-check probe URL --replay``) measures whether a server reuses
-its prefix cache when a client sends the model's reasoning back statelessly (SPEC §4-§5). It runs six
+its prefix cache when a client sends the model's reasoning back statelessly (docs/spec.md §4-§5). It runs six
 *pairs*. Each pair is **turn 1**, a reasoning + function-call request (:func:`turn1_body`, the request of
 ``captures/llama.cpp/replay-turn1``), then one **turn 2** built from that turn 1's output
 (:func:`turn2_body`), in two families with three variants of the reasoning each:

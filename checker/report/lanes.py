@@ -169,7 +169,7 @@ def build_timeline(result: LintResult, *, max_columns: int) -> Timeline:
 
 
 def _mark_late(lanes: list[Lane]) -> None:
-    """An item is late when a later item was added before its own done (SPEC §2, ITM011)."""
+    """An item is late when a later item was added before its own done (docs/spec.md §2, ITM011)."""
     starts = sorted((lane.added_index, lane.key) for lane in lanes if lane.added_index is not None)
     for lane in lanes:
         span = lane.span

@@ -1,4 +1,4 @@
-"""Function-call rules: arguments and names (SPEC §2)."""
+"""Function-call rules: arguments and names (docs/spec.md §2)."""
 
 from checker.rules.registry import rule
 

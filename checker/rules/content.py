@@ -1,4 +1,4 @@
-"""Content part rules: content_index, part before delta, part closing (SPEC §2)."""
+"""Content part rules: content_index, part before delta, part closing (docs/spec.md §2)."""
 
 from checker.rules.registry import rule
 

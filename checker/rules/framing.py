@@ -1,4 +1,4 @@
-"""SSE framing rules (WHATWG HTML "Parsing an event stream"; SPEC §1)."""
+"""SSE framing rules (WHATWG HTML "Parsing an event stream"; docs/spec.md §1)."""
 
 from checker.rules.registry import rule
 

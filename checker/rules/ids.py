@@ -1,4 +1,4 @@
-"""Id rules: conventional prefixes and uniqueness (SPEC §2)."""
+"""Id rules: conventional prefixes and uniqueness (docs/spec.md §2)."""
 
 from checker.rules.registry import rule
 

@@ -1,4 +1,4 @@
-"""Output item rules: output_index, added/done pairing, item scope (SPEC §2)."""
+"""Output item rules: output_index, added/done pairing, item scope (docs/spec.md §2)."""
 
 from checker.rules.registry import rule
 

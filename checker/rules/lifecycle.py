@@ -1,4 +1,4 @@
-"""Lifecycle rules: created → in_progress → … → exactly one terminal event (SPEC §2)."""
+"""Lifecycle rules: created → in_progress → … → exactly one terminal event (docs/spec.md §2)."""
 
 from checker.rules.registry import rule
 

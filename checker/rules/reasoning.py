@@ -1,4 +1,4 @@
-"""Reasoning summary rules: summary_index and summary parts (SPEC §2)."""
+"""Reasoning summary rules: summary_index and summary parts (docs/spec.md §2)."""
 
 from checker.rules.registry import rule
 

@@ -1,4 +1,4 @@
-"""Reconciliation rules: deltas → done → part → item → completed output (SPEC §2)."""
+"""Reconciliation rules: deltas → done → part → item → completed output (docs/spec.md §2)."""
 
 from checker.rules.registry import rule
 

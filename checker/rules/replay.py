@@ -1,4 +1,4 @@
-"""Replay rules: what a client sends back of earlier turns (SPEC §4-§5, ``cases/reasoning-replay.json``).
+"""Replay rules: what a client sends back of earlier turns (docs/spec.md §4-§5, ``cases/reasoning-replay.json``).
 
 These findings are about the *requests* of a conversation, not about one stream's bytes, so no single
 capture can produce them: ``sse-check proxy`` checks them on the traffic it forwards, with the
@@ -9,8 +9,8 @@ Their examples are conversations (the requests and answers of two or more turns)
 
 from checker.rules.registry import rule
 
-SPEC4 = "SPEC §4 (llama.cpp: reasoning items sent back, prefix cache and cached_tokens)"
-SPEC5 = "SPEC §5 (sending reasoning back: which assistant messages carry it)"
+SPEC4 = "docs/spec.md §4 (llama.cpp: reasoning items sent back, prefix cache and cached_tokens)"
+SPEC5 = "docs/spec.md §5 (sending reasoning back: which assistant messages carry it)"
 CASES = "cases/reasoning-replay.json (the client rule, with cases)"
 LLAMA_README = "captures/llama.cpp/README.md, 'The replay experiment' (cached_tokens 284 exact vs 273 dropped)"
 OPENAI_REASONING = "OpenAI reasoning guide: pass reasoning items back unchanged between tool calls"

@@ -1,4 +1,4 @@
-"""Schema rules: event and object shapes against schemas/ (SPEC §2, §3).
+"""Schema rules: event and object shapes against schemas/ (docs/spec.md §2, §3).
 
 Shapes come from the JSON Schemas, never from hand-written checks: a violation
 is classified by where it sits (the response object, an item, a part, usage)

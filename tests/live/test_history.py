@@ -33,8 +33,6 @@ LLAMA = CAPTURES / "llama.cpp"
 # RPL0xx: the history checks on real traffic (sse-check proxy); RPL1xx belong to the live replay.
 RPL_RULES = sorted(code for code in RULES if code.startswith("RPL0"))
 CASES = ROOT / "cases" / "reasoning-replay.json"
-if not CASES.is_file():
-    CASES = ROOT.parent / "shared" / "cases" / "reasoning-replay.json"
 
 
 def fixture(relative: str) -> dict[str, Any]:

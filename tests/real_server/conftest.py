@@ -7,7 +7,7 @@ tests/conftest.py), the session fixture ``real_llama``:
    or next to the current interpreter; asks it for ``binary_path`` (``llama-cpp-server --info``) so that the
    real ``llama-server`` binary is started directly and its own pid is the server (the wrapper would start
    it as a child, and stopping the wrapper could leave it running);
-2. generates the tiny model once with ``make_tiny.py`` (``../shared/tools/tiny-llama/``, or
+2. generates the tiny model once with ``make_tiny.py`` (``tools/tiny-llama/``, or
    ``$SSE_CHECK_TINY_LLAMA_DIR``) into ``$SSE_CHECK_CACHE`` or ``~/.cache/sse-check/tiny-llama/``; the
    output is byte-identical on every run, so its sha256 is checked and the file is reused;
 3. starts it on a free loopback port with the flags of the captures (captures/llama.cpp/README.md), waits
@@ -38,7 +38,7 @@ from typing import IO
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY_DIR = Path(os.environ.get("SSE_CHECK_TINY_LLAMA_DIR", ROOT.parent / "shared" / "tools" / "tiny-llama"))
+TINY_DIR = Path(os.environ.get("SSE_CHECK_TINY_LLAMA_DIR", ROOT / "tools" / "tiny-llama"))
 CACHE = Path(os.environ.get("SSE_CHECK_CACHE", Path.home() / ".cache" / "sse-check")) / "tiny-llama"
 MODEL_NAME = "tiny-qwen3-random.gguf"
 # sha256 of make_tiny.py's output (byte-identical on every run); a cached file with another hash is rebuilt.
