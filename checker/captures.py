@@ -30,6 +30,8 @@ def expand(paths: list[str]) -> list[Path | str]:
             found.append("-")
             continue
         path = Path(raw)
+        if not path.exists():  # before any report: a run that checked nothing must not look like a pass
+            raise UsageError(f"{raw}: No such file or directory")
         if path.is_dir():
             files = sorted(p for p in path.rglob(f"*{CAPTURE_SUFFIX}") if p.is_file())
             if not files:
@@ -46,11 +48,17 @@ def sidecar(capture: Path, kind: str) -> Path:
     return capture.with_name(f"{stem}.{kind}.json")
 
 
-def load_json_sidecar(path: Path) -> Any:
+def load_json_sidecar(path: Path, option: str | None = None) -> Any:
+    """A JSON file next to a capture, or given by ``option`` (``--request``); a failure is one line naming it."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"{path}: unreadable sidecar: {exc}") from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 ({exc.reason} at byte {exc.start})"
+    except json.JSONDecodeError as exc:
+        reason = f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+    raise UsageError(f"{option} {path}: {reason}" if option else f"{path}: unreadable sidecar: {reason}")
 
 
 def request_for(capture: Path) -> dict[str, Any] | None:

@@ -8,6 +8,14 @@ from typing import IO
 from rich.console import Console
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        # rich exits 1 here; the CLI takes a closed pipe (`sse-check lint … | head`) as the reader having what it
+        # wanted, and exits 0 quietly (checker.cli).
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def make_console(stream: IO[str], color: str = "auto", *, width: int | None = None) -> Console:
     if color == "always":
         force = True
@@ -17,7 +25,7 @@ def make_console(stream: IO[str], color: str = "auto", *, width: int | None = No
         force = True
     else:
         force = None  # rich decides from the stream (a terminal or not)
-    return Console(
+    return _Console(
         file=stream,
         force_terminal=force,
         no_color=force is False,

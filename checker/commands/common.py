@@ -23,7 +23,9 @@ from checker.report import ReportOptions, reporter_names
 from checker.rules import RULES
 
 
-def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = True) -> None:
+    """The engine's options; ``baseline=False`` for a command that refuses ``--baseline``/``--write-baseline``:
+    they are still parsed (so the refusal can say why) but not listed in its ``--help``."""
     parser.add_argument("--profile", default="openai", choices=sorted(PROFILES), help="which reference to hold the stream to (default: openai)")
     parser.add_argument("--select", action="append", default=[], metavar="CODES",
                         help="only these rules: codes, family prefixes (ITM) or names, comma-separated; repeatable")
@@ -41,9 +43,11 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all-occurrences", action="store_true",
                         help="report every occurrence instead of the first one with a count")
     parser.add_argument("--baseline", metavar="FILE",
-                        help="hide the findings recorded in FILE (known debt): report and fail only on new ones")
+                        help="hide the findings recorded in FILE (known debt): report and fail only on new ones"
+                        if baseline else argparse.SUPPRESS)
     parser.add_argument("--write-baseline", metavar="FILE",
-                        help="record today's findings in FILE (by rule, scenario and fingerprint); exits 0")
+                        help="record today's findings in FILE (by rule, scenario and fingerprint); exits 0"
+                        if baseline else argparse.SUPPRESS)
     parser.add_argument("--max-line-bytes", type=_size, default=Limits().max_line_bytes, metavar="N",
                         help="longest line accepted (default 16 MiB); longer lines are skipped with a finding")
     parser.add_argument("--max-event-bytes", type=_size, default=Limits().max_event_bytes, metavar="N",
@@ -127,14 +131,32 @@ def report_options(args: argparse.Namespace, *, command: str) -> ReportOptions:
     )
 
 
+def check_output(path: str | None) -> None:
+    """Refuse ``-o PATH`` before any work is done when the report could not be written there."""
+    if path is None or path == "-":
+        return
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise UsageError(f"-o {path}: is a directory (give a file name)")
+    if not folder.is_dir():
+        raise UsageError(f"-o {path}: no such folder: {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"-o {path}: cannot write in {folder}: permission denied")
+
+
 @contextlib.contextmanager
 def open_output(path: str | None) -> Iterator[IO[str]]:
     """stdout, or a file written atomically (temp file + rename) so no half report is left behind."""
     if path is None or path == "-":
         yield sys.stdout
         return
+    check_output(path)
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as exc:  # named by the file the user asked for, not by the temporary one
+        raise UsageError(f"-o {path}: cannot write: {exc.strerror or exc}") from None
     # mkstemp creates the file 0600; a report is meant to be opened and shared like any file the user writes.
     umask = os.umask(0)
     os.umask(umask)

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     report = report_options(args, command="lint")
     forced_request = None
     if args.request:
-        forced_request = load_json_sidecar(Path(args.request))
+        forced_request = load_json_sidecar(Path(args.request), "--request")
     sources = expand(args.paths)
     oracle = _oracle(args.oracle) if getattr(args, "oracle", None) else None
     gate = baseline_run(args)

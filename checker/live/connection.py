@@ -125,6 +125,8 @@ def transport_error_text(exc: BaseException) -> str:
     """The most telling message in an exception chain: an OS error's text if there is one."""
     seen: BaseException | None = exc
     while seen is not None:
+        if isinstance(seen, socket.gaierror):  # os.strerror() knows no resolver codes ("Unknown error -2")
+            return f"cannot resolve the host name ({seen.strerror or 'resolver error'})"
         if isinstance(seen, OSError) and (seen.errno or seen.strerror):
             return os.strerror(seen.errno) if seen.errno else str(seen.strerror)
         if isinstance(seen, ssl.SSLError):

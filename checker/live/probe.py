@@ -235,6 +235,9 @@ class ScenarioResult:
         return self.meta["ending"]["kind"] if self.meta else None
 
 
+# The skip reason of the scenarios not sent once the server proved unreachable (run(stop_if_unreachable=True)).
+UNREACHABLE = "not sent: the server could not be reached"
+
 # on_progress(scenario name, phase, bytes received, events) with phase "start", "headers", "body", "done"
 Progress = Callable[[str, str, int, int], None]
 
@@ -672,9 +675,14 @@ async def run_scenarios(
     *,
     concurrency: int = 1,
     progress: Progress = _no_progress,
+    stop_if_unreachable: bool = False,
 ) -> list[ScenarioResult]:
     """Probe the scenarios, ``concurrency`` at a time; a non-streaming scenario waits for its pair.
-    Results in the order of ``scenarios``."""
+    Results in the order of ``scenarios``.
+
+    With ``stop_if_unreachable``, once a connection fails before any has succeeded, the scenarios not yet
+    sent are skipped (:data:`UNREACHABLE`): nothing listening is one fact, not one finding per scenario.
+    A server that answered once and then stops answering still gets its findings."""
     limits = config.limits
     timeout = httpx.Timeout(connect=limits.connect_timeout, read=None, write=limits.idle_timeout, pool=None)
     pool = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
@@ -682,6 +690,7 @@ async def run_scenarios(
     finished = {s.name: asyncio.Event() for s in scenarios}
     streaming = {s.name for s in scenarios if s.expect != "nonstream"}
     gate = asyncio.Semaphore(concurrency)
+    reach = {"answered": False, "unreachable": False}
     async with httpx.AsyncClient(timeout=timeout, verify=config.verify, follow_redirects=True, limits=pool,
                                  max_redirects=5) as client:
 
@@ -695,8 +704,16 @@ async def run_scenarios(
                             and paired.complete_body):
                         reference = stream_reference(paired.body, paired.scenario.name)
                 async with gate:
-                    results[scenario.name] = await probe_scenario(client, scenario, config, reference=reference,
-                                                                  progress=progress)
+                    if stop_if_unreachable and reach["unreachable"] and not reach["answered"]:
+                        results[scenario.name] = ScenarioResult(scenario=scenario, skipped=UNREACHABLE)
+                        return
+                    outcome = await probe_scenario(client, scenario, config, reference=reference,
+                                                   progress=progress)
+                    results[scenario.name] = outcome
+                    if outcome.ending == "connect-error":  # a TLS error is a server answering: a finding
+                        reach["unreachable"] = True
+                    elif outcome.meta is not None:
+                        reach["answered"] = True
             finally:
                 finished[scenario.name].set()
 
@@ -710,6 +727,8 @@ def run(
     *,
     concurrency: int = 1,
     progress: Progress = _no_progress,
+    stop_if_unreachable: bool = False,
 ) -> list[ScenarioResult]:
     """The synchronous entry point: :func:`run_scenarios` in a fresh event loop."""
-    return asyncio.run(run_scenarios(scenarios, config, concurrency=concurrency, progress=progress))
+    return asyncio.run(run_scenarios(scenarios, config, concurrency=concurrency, progress=progress,
+                                     stop_if_unreachable=stop_if_unreachable))

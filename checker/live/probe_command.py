@@ -30,6 +30,7 @@ from checker.baseline import scenario_key
 from checker.commands.common import (
     add_engine_arguments,
     baseline_run,
+    check_output,
     engine_options,
     finish_baseline,
     open_output,
@@ -62,8 +63,10 @@ variable named by --api-key-env (default OPENAI_API_KEY) and sent as "Authorizat
 --save DIR writes NAME.sse (the raw body, also when cut short) and NAME.meta.json (request, status,
 headers, timings, how it ended) per scenario; `sse-check lint DIR` then reports exactly the same findings.
 
+--replay runs the live replay instead of the scenarios, as `sse-check replay --live URL` does.
+
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error or a server that could not be
-reached. See docs/probe.md.
+reached.
 """
 
 
@@ -84,7 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        choices=["responses", "openai-chat"],
                        help="instead of the scenarios, the live replay: does the server's prefix cache survive "
                             "reasoning sent back exact, dropped or altered? (DIALECT: responses, the default, or "
-                            "openai-chat; text or json report; see docs/replay.md)")
+                            "openai-chat; text or json report)")
     conn = parser.add_argument_group("connection")
     conn.add_argument("--api-key-env", metavar="NAME", default=None,
                       help="environment variable holding the API key (default: OPENAI_API_KEY, if set)")
@@ -152,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("probe needs a BASE_URL (or --list-scenarios)")
     if not args.model:
         raise UsageError("probe needs --model (the model name the server should use)")
+    check_output(args.output)
     config = dataclasses.replace(_config(args), engine=engine_options(args))
     if args.replay:
         from checker.replay.live_command import run_probe_replay
@@ -161,7 +165,12 @@ def run(args: argparse.Namespace) -> int:
     report = report_options(args, command="probe")
     shown_url = config.redactor.url(config.url)
     with _progress(chosen, enabled=_show_progress(args)) as on_progress:
-        results = prober.run(chosen, config, concurrency=args.concurrency, progress=on_progress)
+        results = prober.run(chosen, config, concurrency=args.concurrency, progress=on_progress,
+                             stop_if_unreachable=True)
+    unreachable = _unreachable(results)
+    if unreachable is not None:  # one line, not one HTP007 per scenario
+        print(f"sse-check: cannot connect to {shown_url}: {unreachable}", file=sys.stderr)
+        return 2
 
     skipped = [{"scenario": r.scenario.name, "reason": r.skipped} for r in results if r.skipped]
     report.extra = {"target": {"url": shown_url, "model": config.redactor.text(args.model)}, "skipped": skipped}
@@ -182,15 +191,19 @@ def run(args: argparse.Namespace) -> int:
     if not probed:
         print(f"sse-check: nothing probed: {shown_url} answered no scenario (every one skipped)", file=sys.stderr)
         return 2
-    unreachable = [r for r in probed if r.ending == "connect-error"]
-    if len(unreachable) == len(probed):
-        detail = unreachable[0].meta["ending"]["detail"] if unreachable[0].meta else ""
-        print(f"sse-check: cannot connect to {shown_url}: {detail}", file=sys.stderr)
-        return 2
     if gate.recorded is not None:
         finish_baseline(args, gate)
         return 0
     return 1 if failed else 0
+
+
+def _unreachable(results: list[prober.ScenarioResult]) -> str | None:
+    """Why the server could not be reached at all (no scenario got through to it), or None."""
+    sent = [r for r in results if r.skipped != prober.UNREACHABLE and r.meta is not None]
+    if not sent or any(r.ending != "connect-error" for r in sent):
+        return None
+    detail = str(sent[0].meta["ending"].get("detail") or sent[0].ending) if sent[0].meta else ""
+    return detail + (" (is the server running, on this port?)" if "refused" in detail.lower() else "")
 
 
 def _config(args: argparse.Namespace) -> prober.ProbeConfig:

@@ -56,8 +56,10 @@ plus the replay checks (RPL) across the requests of one conversation and the pro
 On start it prints one line, "proxying UPSTREAM on http://HOST:PORT", to stdout; then one line per
 checked answer to stderr. SIGINT (Ctrl-C) or SIGTERM stops it and prints the report.
 --save DIR writes NNN.sse and NNN.meta.json per checked answer (secrets redacted); `sse-check lint DIR`
-reports the same stream and HTTP findings (the RPL ones need the conversation: they are in this report).
-See docs/proxy.md.
+reports the same stream and HTTP findings (the RPL ones need the conversation: they are in this report);
+a baseline goes there too (`sse-check lint DIR --baseline FILE`): proxy answers have no stable names.
+
+Exit codes: 0 no finding at or above --fail-on, 1 at least one, 2 a usage error.
 """
 
 
@@ -74,7 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds to connect to the upstream (default 10); no other timeout is imposed")
     parser.add_argument("--quiet", "-q", action="store_true", help="no live line per answer (only the report)")
     parser.add_argument("--log", action="store_true", help="log each request and server events to stderr")
-    add_engine_arguments(parser)
+    add_engine_arguments(parser, baseline=False)  # answers are named by arrival order: nothing to match
 
 
 

@@ -44,7 +44,7 @@ faults: the flags above apply to every response; one request can set or override
   chosen in X-SSE-Check-Selected-By.
 
 On start it prints one line, "serving N captures on http://HOST:PORT", to stdout.
-SIGINT or SIGTERM stops it (exit 0), ending open streams. See docs/serve.md.
+SIGINT or SIGTERM stops it (exit 0), ending open streams.
 """
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import IO, Any
 
@@ -18,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from checker import __version__
-from checker.commands.common import positive_seconds
+from checker.commands.common import check_output, open_output, positive_seconds
 from checker.console import make_console
 from checker.errors import UsageError
 from checker.replay.cases import (
@@ -58,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=positive_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                         help=f"time allowed to --cmd per case (default {DEFAULT_TIMEOUT_S:g})")
     parser.add_argument("--format", default="text", choices=FORMATS, help="report format (default: text)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
                         help="colour in the text report (NO_COLOR is honoured)")
     from checker.replay import live_command  # the live replay's options: --live URL --model M ...
@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         return live_command.run_replay_command(args)
     if not args.files:
         raise UsageError("replay needs case files (CASES.json...) or --live URL")
+    check_output(args.output)
     cases = []
     for name in args.files:
         loaded = load_case_file(Path(name))
@@ -94,16 +95,16 @@ def run(args: argparse.Namespace) -> int:
         cases.extend(loaded)
     target = make_target(args)
     results = run_cases(cases, target)
-    stream = sys.stdout
-    if args.format == "json":
-        json.dump(report_document(results, target, args.files), stream, indent=2, ensure_ascii=False)
-        stream.write("\n")
-    elif args.format in ("junit", "markdown", "github"):
-        from checker.replay.formats import RENDERERS
+    with open_output(args.output) as stream:
+        if args.format == "json":
+            json.dump(report_document(results, target, args.files), stream, indent=2, ensure_ascii=False)
+            stream.write("\n")
+        elif args.format in ("junit", "markdown", "github"):
+            from checker.replay.formats import RENDERERS
 
-        RENDERERS[args.format](results, target, stream)
-    else:
-        render_text(results, target, stream, color=args.color)
+            RENDERERS[args.format](results, target, stream)
+        else:
+            render_text(results, target, stream, color=args.color)
     return 1 if any(r.status == "failed" for r in results) else 0
 
 

@@ -32,6 +32,7 @@ from rich.table import Table
 from rich.text import Text
 
 from checker import __version__
+from checker.commands.common import check_output, open_output
 from checker.console import make_console
 from checker.errors import UsageError
 from checker.findings import Finding, Severity
@@ -116,7 +117,7 @@ def _turn1_facts(dialect: str, outcome: prober.ScenarioResult) -> tuple[Counts, 
     if ending not in ("complete", "kept-open"):
         return dataclasses.replace(counts, error=f"ended early: {ending}"), None, f"turn 1 ended early ({ending})"
     if not live.has_reasoning(dialect, turn1):
-        what = "a reasoning item" if dialect == "responses" else "reasoning_content or reasoning"
+        what = "reasoning item" if dialect == "responses" else "reasoning_content or reasoning field"
         return counts, None, (f"turn 1 produced no reasoning (no {what} in its answer: the model did not "
                               "reason, or the server does not return its reasoning)")
     return counts, turn1, None
@@ -352,14 +353,16 @@ def render_text(run: LiveRun, verdict: Verdict, stream: IO[str], *, color: str =
     pairs = run.measurement.pairs
     if firsts:
         t1 = [p.turn1 for p in pairs] or []
-        statuses = sorted({str(e.http.get("status")) for e in firsts})
+        statuses = sorted({e.http["status"] for e in firsts if isinstance(e.http.get("status"), int)})
+        answers = "/".join([*(f"HTTP {s}" for s in statuses)] + (
+            ["no answer"] if any(not isinstance(e.http.get("status"), int) for e in firsts) else []))
         after = t1[0].after_reasoning if t1 else ()
         calls = sum(kind == "function_call" for kind in after)
         then = f"then {calls} function call{'s' if calls != 1 else ''}" if calls else "then " + (
             ", ".join(after) or "nothing")
         source = {"usage": "usage", "deltas": "one per delta"}.get(t1[0].reasoning_source or "", "") if t1 else ""
         worst = [f for e in firsts for f in e.findings]
-        line = Text(f"turn 1 (sent before each turn 2): {len(firsts)}× HTTP {'/'.join(statuses)}")
+        line = Text(f"turn 1 (sent before each turn 2): {len(firsts)}× {answers}")
         if t1:
             line.append(f" · input_tokens {_span([c.input_tokens for c in t1])}"
                         f" · output_tokens {_span([c.output_tokens for c in t1])}"
@@ -388,7 +391,7 @@ def render_text(run: LiveRun, verdict: Verdict, stream: IO[str], *, color: str =
                 table.add_row(row.variant, "–", "–", "–", "–", "–", Text(f"not sent: {t2.skipped}", style="yellow"),
                               "")
                 continue
-            http = _cell(t2.status) if t2.status is not None else "none"
+            http = _cell(t2.status)
             if not t2.ok:
                 stop = Text(t2.error or "no answer", style="red")
             else:
@@ -488,38 +491,39 @@ def run_replay_command(args: argparse.Namespace) -> int:
     )
     config = dataclasses.replace(probe_command._config(options), engine={"profile": profile})
     return execute(config, args.dialect or "responses", fmt=args.format, color=args.color,
-                   fail_on=Severity.parse(args.fail_on))
+                   fail_on=Severity.parse(args.fail_on), output=args.output)
 
 
 def run_probe_replay(args: argparse.Namespace, config: prober.ProbeConfig, engine: Mapping[str, Any]) -> int:
     """``sse-check probe URL --model M --replay [DIALECT]``: the probe's connection and engine options."""
     if args.scenario or args.scenario_file:
         raise UsageError("--replay sends its own requests: --scenario and --scenario-file do not apply")
-    if getattr(args, "output", None) not in (None, "-"):
-        raise UsageError("--replay writes its report to stdout (no --output)")
     if getattr(args, "baseline", None) or getattr(args, "write_baseline", None):
         raise UsageError("--replay keeps no baseline (--baseline, --write-baseline apply to the scenarios)")
     engine = {k: engine[k] for k in ("profile", "select", "ignore", "limits", "collapse") if k in engine}
     return execute(dataclasses.replace(config, engine=engine), args.replay, fmt=args.format, color=args.color,
-                   fail_on=Severity.parse(args.fail_on))
+                   fail_on=Severity.parse(args.fail_on), output=getattr(args, "output", None))
 
 
-def execute(config: prober.ProbeConfig, dialect: str, *, fmt: str, color: str, fail_on: Severity) -> int:
+def execute(config: prober.ProbeConfig, dialect: str, *, fmt: str, color: str, fail_on: Severity,
+            output: str | None = None) -> int:
     if dialect not in live.LIVE_DIALECTS:
         raise UsageError(f"the live replay speaks {' and '.join(live.LIVE_DIALECTS)} (--dialect), not {dialect}")
     if fmt not in LIVE_FORMATS:
         raise UsageError(f"the live replay reports as {' or '.join(LIVE_FORMATS)}, not {fmt}")
+    check_output(output)
     with _status(enabled=sys.stderr.isatty()) as on_request:
         run = run_live(config, dialect, on_request=on_request)
-    verdict = judge(run, config.engine, fail_on)
-    if fmt == "json":
-        json.dump(report_document(run, verdict), sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-    else:
-        render_text(run, verdict, sys.stdout, color=color)
-    if run.aborted:
+    if run.aborted:  # nothing listening, or nothing to replay: one line, not a report of nothing
         print(f"sse-check: nothing replayed: {run.aborted}", file=sys.stderr)
         return 2
+    verdict = judge(run, config.engine, fail_on)
+    with open_output(output) as stream:
+        if fmt == "json":
+            json.dump(report_document(run, verdict), stream, indent=2, ensure_ascii=False)
+            stream.write("\n")
+        else:
+            render_text(run, verdict, stream, color=color)
     return 1 if verdict.failed(run) else 0
 
 

@@ -451,4 +451,4 @@ def test_an_unreachable_server_exits_2() -> None:
     code, out, err = run_here("replay", "--live", url, "--model", MODEL)
     assert code == 2
     assert err.startswith(f"sse-check: nothing replayed: cannot connect to {url}/v1/responses")
-    assert "nothing measured" in out
+    assert err.count("\n") == 1 and out == ""  # one line, not a report of nothing

@@ -394,7 +394,7 @@ def test_usage_errors_are_one_line_and_exit_2() -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         cases = {
-            ("no/such/dir",): "no such capture",
+            ("no/such/dir",): "no/such/dir: No such file or directory",
             (str(LLAMA_CAPTURES / "plain_text.request.json"),): "not a .sse capture",
             (str(LLAMA_CAPTURES), "--default", "nope"): "--default 'nope' is not a scenario",
             (str(LLAMA_CAPTURES), "--port", str(busy.getsockname()[1])): "cannot listen on 127.0.0.1",
