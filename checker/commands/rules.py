@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from rich.markdown import Markdown
 from rich.table import Table
@@ -13,40 +12,61 @@ from rich.table import Table
 from checker.console import make_console
 from checker.errors import UsageError
 from checker.rules import FAMILIES, RULES, Rule
-from checker.rules.docs import ordered_rules, render_rule
+from checker.rules.docs import examples_root, ordered_rules, render_rule
 
 HELP = "list the rules, or explain one (sse-check rules CODE)"
 
+EPILOG = """\
+examples:
+  sse-check rules                 every rule: code, name, severity, family, the clients it breaks
+  sse-check rules ITM             the rules of one family (a code prefix: ITM, ITM01)
+  sse-check rules ITM011          what the rule checks, why, the clients, the profiles, a bad example
+  sse-check rules interleaved-items
+  sse-check rules --format json   the registry as JSON
+"""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("code", nargs="?", help="a rule code (ITM011) or name (interleaved-items)")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
+    parser.add_argument("code", nargs="?",
+                        help="a rule code (ITM011), a family or code prefix (ITM) or a rule name (interleaved-items)")
     parser.add_argument("--format", default="text", choices=["text", "json"], help="output format")
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"])
 
 
 def run(args: argparse.Namespace) -> int:
     console = make_console(sys.stdout, args.color)
+    rules = ordered_rules()
     if args.code:
         wanted = args.code.strip()
         rule = RULES.get(wanted.upper()) or next((r for r in RULES.values() if r.name == wanted), None)
         if rule is None:
-            raise UsageError(f"no rule {wanted!r} (see `sse-check rules`)")
-        if args.format == "json":
+            rules = [r for r in rules if r.code.startswith(wanted.upper())]
+            if not rules:
+                raise UsageError(f"no rule {wanted!r} (a code like ITM011, a family like ITM, or a name; "
+                                 "see `sse-check rules`)")
+        elif args.format == "json":
             print(json.dumps(_rule_dict(rule), indent=2))
+            return 0
         else:
-            captures = Path(__file__).resolve().parents[2] / "captures"
-            console.print(Markdown(render_rule(rule, captures)))
-        return 0
+            console.print(Markdown(render_rule(rule, examples_root())))
+            return 0
     if args.format == "json":
-        print(json.dumps([_rule_dict(r) for r in ordered_rules()], indent=2))
+        print(json.dumps([_rule_dict(r) for r in rules], indent=2))
         return 0
+    families = {r.family for r in rules}
+    if len(families) == 1:
+        title, scope = FAMILIES[rules[0].family]
+        console.print(f"{rules[0].family}: {title}. {scope}")
     table = Table(box=None, pad_edge=False)
     for column in ("code", "name", "severity", "family", "breaks"):
         table.add_column(column)
-    for rule in ordered_rules():
+    for rule in rules:
         table.add_row(rule.code, rule.name, str(rule.severity), FAMILIES[rule.family][0], ", ".join(rule.clients))
     console.print(table)
-    console.print(f"{len(RULES)} rules; `sse-check rules CODE` explains one.")
+    shown = f"{len(rules)} of {len(RULES)} rules" if len(rules) < len(RULES) else f"{len(RULES)} rules"
+    console.print(f"{shown}; `sse-check rules CODE` explains one.")
     return 0
 
 
@@ -56,7 +76,7 @@ def _rule_dict(rule: Rule) -> dict[str, object]:
         "name": rule.name,
         "family": FAMILIES[rule.family][0],
         "severity": str(rule.severity),
-        "message": rule.message,
+        "message": rule.message,  # the template: {field} is filled in from the stream
         "summary": rule.summary,
         "why": rule.why,
         "sources": list(rule.sources),

@@ -7,15 +7,38 @@ what this module renders, so they cannot drift from the code.
 
 from __future__ import annotations
 
+import string
 import sys
+from importlib import resources
 from pathlib import Path
 
 from checker.clients import describe
 from checker.profiles import PROFILES
 from checker.rules import FAMILIES, RULES, Rule
 
-# Example captures are shown inline up to this many lines.
+# Example captures are shown inline up to this many lines, each cut at this many characters (an event's JSON
+# can be kilobytes long: the excerpt shows the shape, the file has the rest).
 EXAMPLE_LINES = 40
+EXAMPLE_LINE_CHARS = 120
+
+
+def examples_root() -> Path:
+    """Where the rules' example captures are: ``checker/_examples`` in an installed wheel (pyproject.toml ships
+    the folders the rules name), the repository's ``captures/`` in a checkout or an editable install."""
+    packaged = Path(str(resources.files("checker") / "_examples"))
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "captures"
+
+
+def render_message(template: str) -> str:
+    """A rule's message template as a reader can take it in: ``{later!r}`` becomes ``<later>``."""
+    parts = []
+    for literal, field, _spec, _conversion in string.Formatter().parse(template):
+        parts.append(literal)
+        if field is not None:
+            parts.append(f"<{field}>")
+    return "".join(parts)
 
 
 def ordered_rules() -> list[Rule]:
@@ -31,7 +54,13 @@ def _excerpt(captures: Path, relative: str) -> str:
         return f"(missing example capture `captures/{relative}`)"
     shown = lines[:EXAMPLE_LINES]
     more = f"\n… ({len(lines) - EXAMPLE_LINES} more lines)" if len(lines) > EXAMPLE_LINES else ""
-    return "```\n" + "\n".join(_visible(line) for line in shown) + more + "\n```"
+    return "```\n" + "\n".join(_cut(_visible(line)) for line in shown) + more + "\n```"
+
+
+def _cut(line: str) -> str:
+    if len(line) <= EXAMPLE_LINE_CHARS:
+        return line
+    return f"{line[:EXAMPLE_LINE_CHARS]}… ({len(line) - EXAMPLE_LINE_CHARS} more characters)"
 
 
 def _visible(line: str) -> str:
@@ -70,7 +99,7 @@ def render_rule(rule: Rule, captures: Path) -> str:
     profile_text = "\n".join(f"- {n}" for n in notes) if notes else "- same in every profile"
     return f"""# {rule.code} {rule.name}
 
-Family: {family} · default severity: {rule.severity} · message: `{rule.message}`
+Family: {family} · default severity: {rule.severity} · message: `{render_message(rule.message)}`
 
 ## What it does
 {rule.summary}
