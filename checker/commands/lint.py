@@ -25,8 +25,34 @@ from checker.report import Summary, get_reporter
 
 HELP = "lint saved text/event-stream captures of Responses streams"
 
+EPILOG = """\
+examples:
+  sse-check lint capture.sse            one capture (X.request.json beside it
+                                        is read too)
+  sse-check lint captures/ --profile llama.cpp
+                                        every *.sse below a folder
+  curl -sN … | sse-check lint -         a stream on stdin
+  sse-check lint capture.sse --timeline --clients
+                                        the events drawn per item, and which
+                                        clients break and why
+  sse-check lint captures/ --format html -o report.html
+  sse-check lint captures/ --select ITM,CNT --ignore ITM011 --fail-on error
+  sse-check lint captures/ --write-baseline known.json
+  sse-check lint captures/ --baseline known.json   only new findings fail
+
+A capture is a streamed response body as received (curl -N, or
+`sse-check probe --save DIR`). Each finding names its rule (`sse-check rules
+CODE` explains it), where it is (line:column, event) and the clients it
+breaks. Formats: text, json, html, junit, sarif, github, markdown.
+
+Exit codes: 0 no finding at or above --fail-on (default: warning), 1 at least
+one, 2 a usage or I/O error (one line on stderr).
+"""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
     parser.add_argument("paths", nargs="+", metavar="PATH", help="capture files, directories of *.sse, or - for stdin")
     parser.add_argument(
         "--request", metavar="FILE",

@@ -18,11 +18,13 @@ HELP = "list the rules, or explain one (sse-check rules CODE)"
 
 EPILOG = """\
 examples:
-  sse-check rules                 every rule: code, name, severity, family, the clients it breaks
-  sse-check rules ITM             the rules of one family (a code prefix: ITM, ITM01)
-  sse-check rules ITM011          what the rule checks, why, the clients, the profiles, a bad example
+  sse-check rules                  every rule: code, name, severity, family,
+                                   the clients it breaks
+  sse-check rules ITM              the rules of one family (or code prefix)
+  sse-check rules ITM011           what the rule checks, why, the clients,
+                                   the profiles, a bad example
   sse-check rules interleaved-items
-  sse-check rules --format json   the registry as JSON
+  sse-check rules --format json    the registry as JSON
 """
 
 

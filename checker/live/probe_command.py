@@ -47,26 +47,30 @@ from checker.report import Summary, get_reporter
 from checker.report.json_report import JsonReporter
 from checker.report.text import TextReporter
 
-HELP = "probe a live server's POST /v1/responses with a suite of scenarios (streamed and not)"
+HELP = "probe a live server's POST /v1/responses with a suite of scenarios"
 
 EPILOG = """\
 examples:
   sse-check probe http://127.0.0.1:8080 --model qwen3 --profile llama.cpp
-  sse-check probe https://api.openai.com/v1 --model gpt-5-mini --save out/ --format json -o report.json
-  sse-check probe http://127.0.0.1:8000 --model x --scenario plain_text,parallel_calls --concurrency 2
+  sse-check probe https://api.openai.com/v1 --model gpt-5-mini --save out/ \\
+      --format json -o report.json
+  sse-check probe http://127.0.0.1:8000 --model x \\
+      --scenario plain_text,parallel_calls --concurrency 2
   sse-check probe --list-scenarios
 
-The base URL may end in /v1 or not (…/v1/responses is POSTed). The API key is read from the environment
-variable named by --api-key-env (default OPENAI_API_KEY) and sent as "Authorization: Bearer …" when set;
---header adds any other header. Secrets never appear in the report or in saved files.
+The base URL may end in /v1 or not (…/v1/responses is POSTed). The API key
+is read from the environment variable named by --api-key-env (default
+OPENAI_API_KEY) and sent as "Authorization: Bearer …" when set; --header adds
+any other header. Secrets never appear in the report or in saved files.
 
---save DIR writes NAME.sse (the raw body, also when cut short) and NAME.meta.json (request, status,
-headers, timings, how it ended) per scenario; `sse-check lint DIR` then reports exactly the same findings.
+--save DIR writes NAME.sse (the raw body, also when cut short) and
+NAME.meta.json (request, status, headers, timings, how it ended) per
+scenario; `sse-check lint DIR` then reports exactly the same findings.
+--replay runs the live replay instead of the scenarios, as
+`sse-check replay --live URL` does.
 
---replay runs the live replay instead of the scenarios, as `sse-check replay --live URL` does.
-
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage error or a server that could not be
-reached.
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a usage error or a
+server that could not be reached (one line on stderr).
 """
 
 
@@ -98,8 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     conn.add_argument("--save", metavar="DIR", help="save NAME.sse and NAME.meta.json per scenario in DIR")
     conn.add_argument("--no-progress", action="store_true", help="no progress display (it is shown only on a terminal)")
     limits = parser.add_argument_group(
-        "timeouts (each one a finding when hit; the caps are --max-bytes and --max-events below: reading stops "
-        "once a stream is past them)")
+        "timeouts", "Each one is a finding when hit. The caps are --max-bytes and --max-events\n"
+                    "below: reading stops once a stream is past them.")
     defaults = prober.ProbeLimits()
     limits.add_argument("--connect-timeout", type=positive_seconds, default=defaults.connect_timeout, metavar="S",
                         help=f"seconds to connect (default {defaults.connect_timeout:g})")

@@ -35,7 +35,7 @@ from checker.live.probe_command import ProbeJsonReporter, ProbeTextReporter
 from checker.report import ReportOptions, Summary, get_reporter
 from checker.report.text import SEVERITY_STYLE
 
-HELP = "a reverse proxy that forwards a real client's requests unchanged and checks every answer live"
+HELP = "a reverse proxy: forwards a client's requests unchanged, checks every answer"
 
 DEFAULT_LISTEN = "127.0.0.1:8100"
 # How long a shutdown waits for answers still being forwarded; open ones are ended at once by
@@ -44,22 +44,29 @@ DEFAULT_LISTEN = "127.0.0.1:8100"
 EPILOG = """\
 examples:
   sse-check proxy --upstream http://127.0.0.1:8080 --profile llama.cpp
-      then point the client at http://127.0.0.1:8100/v1 instead of http://127.0.0.1:8080/v1
-  sse-check proxy --upstream https://api.openai.com --listen 127.0.0.1:9000 --save traffic/
-  sse-check proxy --upstream http://127.0.0.1:8000 --format json -o proxy-report.json
+      then point the client at http://127.0.0.1:8100/v1
+      instead of http://127.0.0.1:8080/v1
+  sse-check proxy --upstream https://api.openai.com --listen 127.0.0.1:9000 \\
+      --save traffic/
+  sse-check proxy --upstream http://127.0.0.1:8000 --format json -o report.json
 
-Every request is forwarded unchanged (method, path, query, headers, body) to the upstream, whose path, if
-any, is put in front; answers come back byte for byte as they arrive. POSTs to .../responses and
-.../chat/completions with a JSON body are checked on the side: the same findings as `sse-check lint`,
-plus the replay checks (RPL) across the requests of one conversation and the prompt-cache reuse.
+Every request is forwarded unchanged (method, path, query, headers, body) to
+the upstream, whose path, if any, is put in front; answers come back byte for
+byte as they arrive. POSTs to .../responses and .../chat/completions with a
+JSON body are checked on the side: the findings of `sse-check lint`, plus
+the replay checks (RPL) across the requests of one conversation and the
+prompt-cache reuse.
 
-On start it prints one line, "proxying UPSTREAM on http://HOST:PORT", to stdout; then one line per
-checked answer to stderr. SIGINT (Ctrl-C) or SIGTERM stops it and prints the report.
---save DIR writes NNN.sse and NNN.meta.json per checked answer (secrets redacted); `sse-check lint DIR`
-reports the same stream and HTTP findings (the RPL ones need the conversation: they are in this report);
-a baseline goes there too (`sse-check lint DIR --baseline FILE`): proxy answers have no stable names.
+On start it prints one line, "proxying UPSTREAM on http://HOST:PORT", to
+stdout; then one line per checked answer to stderr. SIGINT (Ctrl-C) or
+SIGTERM stops it and prints the report. --save DIR writes NNN.sse and
+NNN.meta.json per checked answer (secrets redacted); `sse-check lint DIR`
+reports the same stream and HTTP findings (the RPL ones need the
+conversation: they are in this report). Baselines go there too
+(`sse-check lint DIR --baseline FILE`): proxied answers have no stable names.
 
-Exit codes: 0 no finding at or above --fail-on, 1 at least one, 2 a usage error.
+Exit codes: 0 no finding at or above --fail-on, 1 at least one, 2 a usage
+error.
 """
 
 
@@ -117,8 +124,8 @@ def run(args: argparse.Namespace) -> int:
         from checker.live.proxy import Proxy, ProxyConfig
         from checker.live.server import bind_socket, is_loopback
     except ImportError as exc:
-        raise UsageError(f"proxy needs the optional dependencies ({exc.name} is missing): "
-                         "pip install 'sse-check[serve]'") from None
+        raise UsageError(f"proxy needs the optional dependencies ({exc.name} is missing): install sse-check "
+                         "with its serve extra (pip install '.[serve]' in a checkout)") from None
     if args.baseline or args.write_baseline:
         raise UsageError("proxy does not take --baseline/--write-baseline (answers are named by arrival order); "
                          "save them with --save DIR and use `sse-check lint DIR --baseline FILE`")

@@ -15,36 +15,46 @@ from checker.errors import UsageError
 from checker.live.server import bind_socket, configure_logging, is_loopback, make_server
 from checker.live.faults import FAULTS, FaultError, Faults, FaultSpec, parse_value
 
-HELP = "replay saved captures byte for byte as a real HTTP server, with injectable faults"
+HELP = "serve saved captures byte for byte as a real HTTP server, with faults"
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 
 EPILOG = """\
+examples:
+  sse-check serve captures/llama.cpp --port 8000
+  sse-check serve captures/rules --default ITM011-interleaved-items --port 0
+  sse-check serve captures/llama.cpp --chunk-size 1 --delay 5 --log
+
 endpoints:
-  POST /v1/responses, /responses            replay a Responses capture
-  POST /v1/chat/completions, /chat/completions   replay a chat capture
-  GET  /v1/models                           the scenario names as models
-  GET  /health                              {"status":"ok"}
+  POST /v1/responses, /responses        replay a Responses capture
+  POST /v1/chat/completions, /chat/completions
+                                        replay a chat capture
+  GET  /v1/models                       the scenario names as models
+  GET  /health                          {"status":"ok"}
 
-which capture answers a request (first that applies):
-  1. the header  X-SSE-Check-Scenario: NAME     (NAME is the capture's file stem)
+which capture answers a request (the first that applies):
+  1. the header X-SSE-Check-Scenario: NAME (NAME is the capture's file stem)
   2. the body's "model" equal to a scenario name
-  3. a recorded NAME.request.json with the same input, instructions, messages, tools,
-     tool_choice, max_output_tokens, reasoning, ... (model, stream and sampling ignored)
+  3. a recorded NAME.request.json with the same input, instructions,
+     messages, tools, tool_choice, max_output_tokens, reasoning, ...
+     (model, stream and sampling are ignored)
   4. --default NAME
-  otherwise 404 with a JSON error listing the scenarios. "stream": false gets
-  NAME.nonstream.json (404 if absent); NAME.headers.txt gives the status and headers.
+  otherwise 404 with a JSON error listing the scenarios. "stream": false
+  gets NAME.nonstream.json (404 if absent); NAME.headers.txt gives the
+  status and headers.
 
-faults: the flags above apply to every response; one request can set or override them with
-  X-SSE-Check-Fault: name=value;name=value   e.g.  chunk-size=1;delay=5;disconnect-after=300
-  (values are percent-decoded: write a ";" inside a value as %3B; "keep-open" alone means 30 s;
-  "name=off" switches a command-line fault off for that request).
-  Every replayed response says which capture it is in X-SSE-Check-Scenario and how it was
-  chosen in X-SSE-Check-Selected-By.
+faults: the flags above apply to every response; one request can set or
+override them with
+  X-SSE-Check-Fault: name=value;name=value
+  e.g. chunk-size=1;delay=5;disconnect-after=300
+  (values are percent-decoded: write a ";" inside a value as %3B;
+  "keep-open" alone means 30 s; "name=off" switches a command-line fault
+  off for that request). Every replayed response says which capture it is
+  in X-SSE-Check-Scenario and how it was chosen in X-SSE-Check-Selected-By.
 
-On start it prints one line, "serving N captures on http://HOST:PORT", to stdout.
-SIGINT or SIGTERM stops it (exit 0), ending open streams.
+On start it prints one line, "serving N captures on http://HOST:PORT", to
+stdout. SIGINT or SIGTERM stops it (exit 0), ending open streams.
 """
 
 
@@ -99,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn  # noqa: F401 - the optional extra
         from checker.live.serve import Catalogue, Replayer
     except ImportError as exc:
-        raise UsageError(f"serve needs the optional dependencies ({exc.name} is missing): "
-                         "pip install 'sse-check[serve]'") from None
+        raise UsageError(f"serve needs the optional dependencies ({exc.name} is missing): install sse-check "
+                         "with its serve extra (pip install '.[serve]' in a checkout)") from None
 
     catalogue = Catalogue.from_paths(args.captures)
     replayer = Replayer(catalogue, faults=faults_from_args(args), default=args.default)

@@ -38,7 +38,32 @@ REPORT_VERSION = 1
 FORMATS = ("text", "json", "junit", "markdown", "github")  # the CI ones: checker/replay/formats.py
 
 
+EPILOG = """\
+examples:
+  sse-check replay cases/reasoning-replay.json      the built-in reference
+  sse-check replay cases/*.json --impl myclient.replay:build_messages
+  sse-check replay cases/reasoning-replay.json --cmd "node build.js" \\
+      --timeout 5
+  sse-check replay cases/anthropic-thinking.json --cmd "node build.js" \\
+      --dialect anthropic --format junit -o replay.xml
+  sse-check replay --live http://127.0.0.1:8080 --model qwen3 \\
+      --profile llama.cpp
+
+A case file holds histories and the request messages expected from them: a
+client's rule for sending reasoning back is checked against each case
+(--impl: a Python function, --cmd: a program reading JSON on stdin). --live
+measures instead whether a server's prefix cache survives reasoning sent back
+exact, dropped or altered.
+
+Exit codes: 0 every case passed (live: no finding at or above --fail-on), 1 a
+case failed (a finding), 2 a usage or I/O error, or a server that could not
+be reached (one line on stderr).
+"""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = EPILOG
     parser.add_argument("files", nargs="*", metavar="CASES.json",
                         help="case files (cases/reasoning-replay.json); none with --live")
     target = parser.add_mutually_exclusive_group()
@@ -140,8 +165,7 @@ def report_document(results: list[CaseResult], target: Target, files: list[str])
     """The JSON report: one versioned document per run."""
     return {
         "version": REPORT_VERSION,
-        "tool": "sse-check",
-        "tool_version": __version__,
+        "tool": {"name": "sse-check", "version": __version__},  # the same shape in every command's report
         "command": "replay",
         "target": {"kind": target.kind, "label": target.label},
         "files": files,

@@ -293,8 +293,7 @@ def report_document(run: LiveRun, verdict: Verdict) -> dict[str, Any]:
     every = [*verdict.findings, *(f for e in run.exchanges for f in e.findings)]
     return {
         "version": REPORT_VERSION,
-        "tool": "sse-check",
-        "tool_version": __version__,
+        "tool": {"name": "sse-check", "version": __version__},  # the same shape in every command's report
         "command": "replay",
         "mode": "live",
         "target": {"url": run.url, "model": run.model, "dialect": run.dialect},
@@ -446,8 +445,8 @@ def render_text(run: LiveRun, verdict: Verdict, stream: IO[str], *, color: str =
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``sse-check replay``'s live options (its --dialect, --format and --color are shared)."""
-    group = parser.add_argument_group("live replay (--live URL: measure a server's prefix cache instead of "
-                                      "checking case files)")
+    group = parser.add_argument_group("live replay", "--live URL measures a server's prefix cache instead of "
+                                                     "checking case files.")
     group.add_argument("--live", metavar="URL", help="the server, e.g. http://127.0.0.1:8080 (…/v1 optional)")
     group.add_argument("--model", "-m", help="the model to ask for (required with --live)")
     group.add_argument("--save", metavar="DIR", help="save every exchange as NAME.sse + NAME.meta.json in DIR")

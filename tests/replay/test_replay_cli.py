@@ -81,7 +81,7 @@ def test_wrong_impl_json_report(tmp_path: Path) -> None:
     proc = run(str(SHARED_CASES), "--impl", "wrong_replay:build", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 1
     report = json.loads(proc.stdout)
-    assert (report["version"], report["tool"], report["command"]) == (1, "sse-check", "replay")
+    assert (report["version"], report["tool"]["name"], report["command"]) == (1, "sse-check", "replay")
     assert report["target"]["kind"] == "impl"
     assert report["summary"] == {"cases": 6, "passed": 2, "failed": 4, "skipped": 0}
     failed = [c for c in report["cases"] if not c["passed"]]
