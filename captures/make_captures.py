@@ -981,6 +981,19 @@ def _() -> str:
     return HEAD + encode(events)
 
 
+@capture("ITM004-text-for-unannounced-item",
+         "the message is never added (no output_item.added, no content_part.added) and its text deltas carry "
+         "no content_index: the clients fail on the missing item first", ["ITM004", "CNT001", "ITM008", "REC004"])
+def _() -> str:
+    events = events_of(text_stream)
+    del events[find(events, "response.content_part.added")]
+    del events[find(events, "response.output_item.added")]
+    for e in events:
+        if e["type"] in ("response.output_text.delta", "response.output_text.done"):
+            del e["content_index"]
+    return HEAD + encode(renumber(events))
+
+
 @capture("ITM005-item-id-mismatch",
          "function_call_arguments.done names the call's item_id but the reasoning item's output_index 0",
          ["ITM005"])
@@ -1008,6 +1021,25 @@ def _() -> str:
     events[find(events, "response.output_item.done", 1)]["item"]["call_id"] = new
     completed_response(events)["output"][1]["call_id"] = new
     return HEAD + encode(events)
+
+
+@capture("ITM007-tool-search-call-id-changed",
+         "a server-run tool_search_call changes its call_id between output_item.added and output_item.done",
+         ["ITM007"])
+def _() -> str:
+    s = Stream("ITM007-tool-search").start()
+    item_id, index = make_id("tsc_", "ITM007-tool-search/1"), s._index()
+    added = {"id": item_id, "type": "tool_search_call", "call_id": make_call_id("tool-search"),
+             "execution": "server", "arguments": {"query": "weather"}, "status": "in_progress"}
+    done = {**added, "call_id": make_call_id("tool-search-regenerated"), "status": "completed"}
+    s.emit({"type": "response.output_item.added", "sequence_number": s._seq(), "output_index": index,
+            "item": added})
+    s.emit({"type": "response.output_item.done", "sequence_number": s._seq(), "output_index": index,
+            "item": done})
+    s.done_items.append(copy.deepcopy(done))
+    s.message(["No", " weather", " tool", " was", " found", "."])
+    s.completed(usage(40, 12))
+    return HEAD + encode(s.events)
 
 
 @capture("ITM008-done-without-added",

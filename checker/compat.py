@@ -137,6 +137,10 @@ def _index_not_added(f: Finding, r: LintResult) -> bool:
                    and (at is None or it.get("added_at", -1) < at) for it in r.items)
 
 
+def _no_output_index(f: Finding, r: LintResult) -> bool:
+    return type(f.details.get("index")) is not int
+
+
 def _unlisted_at_completed(f: Finding, r: LintResult) -> bool:
     # Both SDKs accept an unfinished item at response.completed only when the
     # final output repeats it; incomplete/failed are not checked.
@@ -151,6 +155,24 @@ def _not_a_call(f: Finding, r: LintResult) -> bool:
     ident = f.details.get("id")
     types = {it.get("type") for it in r.items if it.get("id") == ident}
     return not types <= {"function_call", "custom_tool_call"} or not types
+
+
+def _field_is(name: str) -> Condition:
+    return lambda f, r: f.details.get("field") == name
+
+
+def _identity_field_or_moved_onto_another(f: Finding, r: LintResult) -> bool:
+    return f.details.get("field") != "output_index" or f.details.get("other") is not None
+
+
+def _moved_nowhere(f: Finding, r: LintResult) -> bool:
+    return f.details.get("field") == "output_index" and f.details.get("other") is None
+
+
+def _node_compares(f: Finding, r: LintResult) -> bool:
+    # openai-node compares call_id only on function, custom tool and shell calls (hasRoutedOutputCallIdentity).
+    return f.details.get("field") in ("type", "id") or (f.details.get("field") == "call_id"
+                                                        and bool(f.details.get("routed_call")))
 
 
 _CODEX_USAGE_FIELDS = {"input_tokens", "output_tokens", "total_tokens", "cached_tokens", "reasoning_tokens"}
@@ -358,7 +380,11 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-python": (_breaks("RuntimeError: Received a content event for output index {index} before "
                                   "receiving its output item", when=_index_not_added),
                           _degrades("the event is placed by output_index; its item_id {item!r} is ignored")),
-        "openai-node": (_breaks("OpenAIError: expected item_id '…', got '{item}'"),),
+        # ResponseStream.#prepareOutputEvent maps the wire output_index first, then validateOutputItemIdentity
+        # compares the item_id.
+        "openai-node": (_breaks("OpenAIError: missing output at index undefined", when=_no_output_index),
+                        _breaks("OpenAIError: missing output at index {index}", when=_index_not_added),
+                        _breaks("OpenAIError: expected item_id '…', got '{item}'")),
         "positional": (_breaks("the event names no open item"),),
     },
     "ITM005": {
@@ -371,8 +397,17 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-agents": (_degrades("the late event is not in the turn"),),
     },
     "ITM007": {
-        "openai-python": (_breaks("RuntimeError: Completed output item identity changed."),),
-        "openai-node": (_breaks("OpenAIError: expected output item {field} '{added}', got '{done}'"),),
+        # _output_identity + _compatible_output_id: type, id and call_id of every item type, against the item
+        # added at the done's output_index (none there: nothing to compare).
+        "openai-python": (_breaks("RuntimeError: Completed output item identity changed.",
+                                  when=_identity_field_or_moved_onto_another),),
+        # validateResponseOutputItemIdentity: type, id, and call_id only of routed calls; the done's
+        # output_index must name an added item (#prepareOutputEvent).
+        "openai-node": (_breaks("OpenAIError: missing output at index {done}", when=_moved_nowhere),
+                        _breaks("OpenAIError: expected output item id '…', got '…' (the item at output_index "
+                                "{done} is {other})", when=_field_is("output_index")),
+                        _breaks("OpenAIError: expected output item {field} '{added}', got '{done}'",
+                                when=_node_compares)),
     },
     "ITM008": {
         "openai-node": (_breaks("OpenAIError: missing output at index …"),),
@@ -553,6 +588,65 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
 }
 
 
+# --- the end of a stream ---------------------------------------------------------
+# What a client's user-facing call does once the stream is read through, whatever the findings say. A
+# conforming stream may end with response.incomplete (a max_output_tokens cut, a content filter) or
+# response.failed; some clients' calls raise there. That is the client's contract, not a defect of the
+# stream: the symptom says so, and no finding is made. Applied after every finding (these calls fail at the
+# end of the stream), so a finding that breaks the client earlier decides its cell.
+
+
+@dataclass(frozen=True, slots=True)
+class EndEffect:
+    """What a client's final call does at the end of a stream for which ``when`` holds."""
+
+    verdict: Verdict
+    symptom: str  # ``{terminal}``: the terminal event that is not response.completed
+    when: Callable[[LintResult], bool]
+    source: str
+
+
+def _never_completed(result: LintResult) -> bool:
+    # Without any terminal, LIF006 speaks; with a response.completed anywhere, get_final_response() returns it.
+    return bool(result.terminals) and "response.completed" not in result.terminals
+
+
+def _ended_incomplete_or_failed(result: LintResult) -> bool:
+    return any(t in ("response.incomplete", "response.failed") for t in result.terminals)
+
+
+def _incomplete_without_completed(result: LintResult) -> bool:
+    return "response.incomplete" in result.terminals and "response.completed" not in result.terminals
+
+
+def _failed_without_completed(result: LintResult) -> bool:
+    return "response.failed" in result.terminals and "response.completed" not in result.terminals
+
+
+_CONFORMING_END = "the stream ends with {terminal}, as a conforming stream may"
+END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
+    "openai-python": (
+        EndEffect(Verdict.BREAKS, f"get_final_response() raises {_PY_NO_COMPLETED} ({_CONFORMING_END}; the call "
+                                  "returns only a completed response)", _never_completed,
+                  "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStream.get_final_response)"),
+    ),
+    "codex": (
+        EndEffect(Verdict.BREAKS, f"the turn fails: {_CODEX_CLOSED} ({_CONFORMING_END}; codex does not handle "
+                                  "response.incomplete)", _incomplete_without_completed,
+                  "codex codex-rs/codex-api/src/sse/responses.rs (process_sse: no response.incomplete arm)"),
+        EndEffect(Verdict.BREAKS, "the turn fails with the response's error ('response.failed event received' "
+                                  f"or its message) ({_CONFORMING_END})", _failed_without_completed,
+                  "codex codex-rs/codex-api/src/sse/responses.rs (process_sse: response.failed sets response_error)"),
+    ),
+    "openai-agents": (
+        EndEffect(Verdict.BREAKS, "ModelBehaviorError: Responses stream ended with terminal event `{terminal}`. "
+                                  f"({_CONFORMING_END}; the run fails)", _ended_incomplete_or_failed,
+                  "openai-agents-python src/agents/models/openai_responses.py (stream_response) and "
+                  "src/agents/models/_response_terminal.py"),
+    ),
+}
+
+
 # --- the matrix -----------------------------------------------------------------
 
 
@@ -564,13 +658,25 @@ class Cell:
     verdict: Verdict
     finding: Finding | None = None
     symptom: str | None = None
+    # What decided the cell when no finding did: how the stream ended (see END_EFFECTS).
+    cause: str | None = None
+
+    @property
+    def decided_by(self) -> str:
+        """The finding's code and position, or the cause: what a report shows beside the verdict."""
+        if self.finding is not None:
+            return f"{self.finding.code} {self.finding.position.line}:{self.finding.position.byte}"
+        return self.cause or ""
 
     def as_dict(self) -> dict[str, Any]:
         finding = None
         if self.finding is not None:
             finding = {"code": self.finding.code, "message": self.finding.message,
                        "position": self.finding.position.as_dict()}
-        return {"verdict": str(self.verdict), "finding": finding, "symptom": self.symptom}
+        out = {"verdict": str(self.verdict), "finding": finding, "symptom": self.symptom}
+        if self.cause is not None:
+            out["cause"] = self.cause
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -631,15 +737,36 @@ def effect(finding: Finding, client: str, result: LintResult) -> Effect | None:
     return None
 
 
+# Within one event, the order in which the clients check it: the framing and the JSON first, then whether the
+# event type is known (openai-node's sanitizeResponseEvent), the lifecycle (response.created first), the item the
+# event names (openai-python's _get_output_item, openai-node's getOutput/validateOutputItemIdentity), and only then
+# its content part, summary part or arguments. A delta for an item never added fails on the item, not on its
+# content_index: the first failure in stream order is what the user sees.
+_CHECK_ORDER = {family: n for n, family in enumerate(("HTP", "SSE", "SCH", "LIF", "ITM", "IDS", "CNT", "RSN", "FNC",
+                                                      "REC", "RPL"))}
+
+
+def in_stream_order(findings: list[Finding]) -> list[Finding]:
+    """The findings in the order a client meets them: by position, then by the clients' check order in an event."""
+    return sorted(findings, key=lambda f: (f.position.byte, f.position.line,
+                                           _CHECK_ORDER.get(f.code[:3], len(_CHECK_ORDER))))
+
+
 def cell(client: str, result: LintResult) -> Cell:
     worst: Cell = Cell(client, Verdict.OK)
-    for finding in result.findings:  # in stream order: the first of the worst decides
+    for finding in in_stream_order(result.findings):  # the first of the worst decides
         found = effect(finding, client, result)
         if found is None or found.verdict <= worst.verdict:
             continue
         worst = Cell(client, found.verdict, finding, _fill(found.symptom, finding))
         if worst.verdict is Verdict.BREAKS:
-            break
+            return worst
+    # Nothing broke it while the stream was read: the user-facing call's own end decides, when it does.
+    for end in END_EFFECTS.get(client, ()):
+        if end.verdict > worst.verdict and end.when(result):
+            terminal = next((t for t in result.terminals if t != "response.completed"), result.terminal or "")
+            return Cell(client, end.verdict, None, end.symptom.format(terminal=terminal),
+                        cause=f"the end ({terminal})")
     return worst
 
 

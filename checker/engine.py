@@ -91,6 +91,8 @@ class LintResult:
     terminal: str | None
     response_id: str | None
     profile: str
+    # Every terminal event's type in stream order (``terminal`` is the first): what the clients' final calls see.
+    terminals: tuple[str, ...] = ()
     items: list[dict[str, Any]] = field(default_factory=list)
     trace: list["TraceEntry"] | None = None
     # What each item accumulated (ResponsesMachine.item_texts), only with trace or keep_texts.
@@ -323,6 +325,7 @@ class StreamLinter:
             events=min(self.decoder.events_dispatched, self.limits.max_events),
             bytes=self.decoder.bytes_seen + self._opaque_bytes,
             terminal=st.terminal_type,
+            terminals=tuple(st.terminals),
             response_id=st.response_id,
             profile=self.profile.name,
             trace=self._trace,

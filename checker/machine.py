@@ -169,6 +169,10 @@ ALIASES = {
 }
 
 ID_PREFIXES = item_forms.ID_PREFIXES
+# Items the SDKs let go without an id until their done (openai-python _compatible_output_id, openai-node
+# validateResponseOutputItemIdentity), and those whose call_id openai-node routes by (hasRoutedOutputCallIdentity).
+OPTIONAL_ID_TYPES = frozenset({"function_call", "custom_tool_call"})
+ROUTED_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "shell_call", "shell_call_output"})
 
 
 @dataclass(slots=True)
@@ -213,6 +217,8 @@ class MachineState:
     first_in_progress: int | None = None
     terminal_type: str | None = None
     terminal_index: int | None = None
+    # Every terminal event's type in stream order (a second one is LIF007): which the clients saw.
+    terminals: list[str] = field(default_factory=list)
     last_sequence: int | None = None
     events: int = 0
     truncated: bool = False
@@ -266,6 +272,7 @@ class ResponsesMachine:
                 framing.AFTER_TERMINAL.finding(pos, what=f"event {etype!r}", terminal=st.terminal_type)
             )
             if etype in TERMINAL_TYPES:
+                st.terminals.append(etype)
                 out.append(
                     lifecycle.MULTIPLE_TERMINAL.finding(
                         pos, type=etype, first=st.terminal_type, first_index=st.terminal_index
@@ -441,6 +448,7 @@ class ResponsesMachine:
         if etype in TERMINAL_TYPES:
             st.terminal_type = etype
             st.terminal_index = pos.event_index
+            st.terminals.append(etype)
             self._terminal(etype, response, pos, out)
 
     def _terminal(self, etype: str, response: dict[str, Any], pos: Position, out: list[Finding]) -> None:
@@ -791,26 +799,21 @@ class ResponsesMachine:
         item_id = raw.get("id") if isinstance(raw.get("id"), str) else None
         index = event.get("output_index")
         item = self.by_id.get(item_id) if item_id is not None else None
-        if item is None and item_id is None and type(index) is int:
+        if item is None and type(index) is int:
+            # The SDKs find the added item by output_index, whatever id the done item carries: a changed id is
+            # the same item's identity changing, not an item that was never added.
             item = self.by_index.get(index)
         if item is None:
             out.append(items.DONE_WITHOUT_ADDED.finding(pos, item=item_id if item_id is not None else index))
             self._done_unannounced(raw, item_id, index, pos, out)
             return
+        self._done_identity(item, raw, index, pos, out)
         if item.done:
             out.append(items.DUPLICATE_DONE.finding(pos, item=item.label))
             return
         item.done = True
         self.done_items.append(item)
         item.done_status = raw.get("status") if isinstance(raw.get("status"), str) else None
-        for fname, added, done in (
-            ("id", item.id, item_id),
-            ("type", item.type, raw.get("type")),
-            ("call_id", item.call_id, raw.get("call_id") if item.type == "function_call" else item.call_id),
-            ("output_index", item.output_index, index if type(index) is int else item.output_index),
-        ):
-            if added != done:
-                out.append(items.DONE_IDENTITY.finding(pos, field=fname, added=added, done=done))
         # A done item's status must be final; its absence matters only where the
         # added item had one (OpenAI's reasoning items carry none at all).
         status = raw.get("status")
@@ -826,6 +829,33 @@ class ResponsesMachine:
                 self._compare_parts(item, key, parts, final, pos, out)
         item.final_fingerprint = _fingerprint(raw)
         self._release(item)
+
+    def _done_identity(self, item: Item, raw: dict[str, Any], index: Any, pos: Position, out: list[Finding]) -> None:
+        """An output_item.done must keep its added item's identity, compared the way the SDKs compare it.
+
+        openai-python (``_output_identity``, ``_compatible_output_id``) compares the type, the id and the
+        ``call_id`` of every item type; openai-node (``validateResponseOutputItemIdentity``) the type, the id
+        and the ``call_id`` of function, custom tool and shell calls. Both let a function or custom tool call
+        that was added without an id gain one at done. The details say which item type and whether another
+        item holds the done's output_index, which decides what each client does (checker/compat.py).
+        """
+        done_id = raw.get("id") if isinstance(raw.get("id"), str) else None
+        done_type = raw.get("type") if isinstance(raw.get("type"), str) else None
+        done_call = raw.get("call_id") if isinstance(raw.get("call_id"), str) else None
+        gains_optional_id = item.id is None and item.type in OPTIONAL_ID_TYPES
+        moved = type(index) is int and item.output_index is not None and index != item.output_index
+        other = self.by_index.get(index) if moved else None
+        for fname, added, done in (
+            ("type", item.type, done_type),
+            ("id", item.id, item.id if gains_optional_id else done_id),
+            ("call_id", item.call_id, done_call),
+            ("output_index", item.output_index, index if moved else item.output_index),
+        ):
+            if added != done:
+                out.append(items.DONE_IDENTITY.finding(
+                    pos, field=fname, added=added, done=done, item_type=item.type,
+                    routed_call=item.type in ROUTED_CALL_TYPES,
+                    other=other.label if other is not None else None))
 
     def _release(self, item: Item) -> None:
         """A done item's text is no longer compared with anything but by digest."""

@@ -135,8 +135,10 @@ def test_the_oracle_reports_the_sdk_errors_verbatim() -> None:
     assert cut.raised == "RuntimeError: Didn't receive a `response.completed` event."
     error = run((CAPTURES / "rules" / "LIF014-top-level-error-field.sse").read_bytes())
     assert error.raised is not None and error.raised.startswith("APIError: ")
-    failed = run((CAPTURES / "conforming" / "failed.sse").read_bytes())
-    assert (failed.raised, failed.status, failed.terminal) == (None, "failed", "response.failed")
+    # get_final_response() returns only a completed response: on a conforming incomplete or failed end it raises.
+    for name in ("failed", "incomplete"):
+        ended = run((CAPTURES / "conforming" / f"{name}.sse").read_bytes())
+        assert (ended.raised, ended.terminal) == (cut.raised, f"response.{name}"), name
 
 
 # --- openai-node -----------------------------------------------------------------
@@ -188,7 +190,10 @@ def test_every_verdict_but_ok_says_which_finding_and_what_the_user_sees(path: Pa
     result, _ = _lint(path)
     for cell in matrix(result).cells:
         if cell.verdict.name == "OK":
-            assert cell.finding is None and cell.symptom is None
+            assert cell.finding is None and cell.symptom is None and cell.cause is None
             continue
-        assert cell.finding is not None and cell.symptom, (rel(path), cell.client)
+        # A finding decides, or how the stream ended (a conforming end the client's final call raises on).
+        assert (cell.finding is None) != (cell.cause is None) and cell.symptom, (rel(path), cell.client)
+        if cell.cause is not None:
+            assert "as a conforming stream may" in cell.symptom, (rel(path), cell.client, cell.symptom)
         assert not re.search(r"\{[a-z_]+(![rs])?\}", cell.symptom), (rel(path), cell.client, cell.symptom)

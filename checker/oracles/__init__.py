@@ -45,11 +45,11 @@ class OutputItem:
 class Outcome:
     """What a real client did with one capture.
 
-    ``raised`` is set when the client failed the turn ("ExceptionType: message");
-    otherwise ``status`` is the final response's status and ``output`` its items.
-    A stream that ends with ``response.incomplete`` or ``response.failed`` is a
-    finished turn, not a raise, even though openai-python's
-    ``get_final_response()`` only returns ``response.completed``.
+    ``raised`` is set when the client's user-facing call failed ("ExceptionType:
+    message"); otherwise ``status`` is the final response's status and ``output``
+    its items. openai-python's ``get_final_response()`` raises on a stream that
+    ends with ``response.incomplete`` or ``response.failed`` (it returns only a
+    completed response); openai-node's ``finalResponse()`` resolves with it.
     """
 
     client: str

@@ -6,7 +6,10 @@ Two modes:
   in-process mock serving the capture bytes as ``text/event-stream``. This is
   exactly the user's code path: the SDK's own SSE decoder (no BOM stripping,
   the APIError on a truthy top-level ``error``, ``[DONE]``), then
-  ``ResponseStreamState`` and ``get_final_response()``.
+  ``ResponseStreamState``, and the call its users make: ``with
+  client.responses.stream(...) as s: for e in s: ...`` then
+  ``s.get_final_response()``, which returns only a ``response.completed``
+  (after ``response.incomplete`` or ``response.failed`` it raises).
 * ``state``: the capture decoded by sse-check's WHATWG decoder and each event
   fed to ``ResponseStreamState.handle_event`` as the SDK builds it
   (``construct_type_unchecked``), with the decoder-level rules of
@@ -74,21 +77,20 @@ def _run_client(openai: Any, data: bytes) -> Outcome:
     events = 0
     terminal: Any = None
     try:
+        # What its users write: iterate the stream, then ask for the final response. get_final_response()
+        # returns only a response.completed; after response.incomplete or response.failed it raises.
         with client.responses.stream(model="oracle", input="oracle") as stream:
             for event in stream:
                 events += 1
                 if getattr(event, "type", None) in TERMINALS:
                     terminal = event
-            if terminal is None or terminal.type == "response.completed":
-                final = stream.get_final_response()  # raises "Didn't receive a `response.completed` event."
-                return _outcome(openai, "client", events, "response.completed", final)
+            final = stream.get_final_response()
     except Exception as exc:  # noqa: BLE001 - whatever the client raises is the finding
         return Outcome(client=CLIENT, version=openai.__version__, mode="client", raised=_error(exc), events=events,
                        terminal=getattr(terminal, "type", None))
     finally:
         client.close()
-    # incomplete/failed: a finished turn; the event's response is what the SDK hands over.
-    return _outcome(openai, "client", events, terminal.type, terminal.response)
+    return _outcome(openai, "client", events, "response.completed", final)
 
 
 def _run_state(openai: Any, data: bytes) -> Outcome:
@@ -119,15 +121,13 @@ def _run_state(openai: Any, data: bytes) -> Outcome:
                 events += 1
                 if getattr(fired, "type", None) in TERMINALS:
                     terminal = fired
-        if terminal is None or terminal.type == "response.completed":
-            final = state._completed_response
-            if final is None:
-                raise RuntimeError("Didn't receive a `response.completed` event.")
-            return _outcome(openai, "state", events, "response.completed", final)
+        final = state._completed_response  # what ResponseStream.get_final_response() returns
+        if final is None:
+            raise RuntimeError("Didn't receive a `response.completed` event.")
     except Exception as exc:  # noqa: BLE001 - whatever the client raises is the finding
         return Outcome(client=CLIENT, version=openai.__version__, mode="state", raised=_error(exc), events=events,
                        terminal=getattr(terminal, "type", None))
-    return _outcome(openai, "state", events, terminal.type, terminal.response)
+    return _outcome(openai, "state", events, "response.completed", final)
 
 
 def _outcome(openai: Any, mode: str, events: int, terminal: str, response: Any) -> Outcome:

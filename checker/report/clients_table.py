@@ -24,7 +24,7 @@ def render_matrix(console: Console, matrix: Matrix, result: LintResult, outcomes
     table.add_column("decided by", no_wrap=True)
     table.add_column("what the user sees")
     for cell in matrix.cells:
-        decided = "" if cell.finding is None else f"{cell.finding.code} {cell.finding.position.line}:{cell.finding.position.byte}"
+        decided = cell.decided_by
         table.add_row(
             Text("  " + cell.client),
             Text(str(cell.verdict), style=VERDICT_STYLE[cell.verdict]),

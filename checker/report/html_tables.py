@@ -72,7 +72,7 @@ def client_rows(result: LintResult, clients: list[str] | None) -> list[dict[str,
             finding = cell.finding
             rows.append({"client": cell.client, "verdict": str(cell.verdict), "symptom": cell.symptom,
                          "finding": _number(result, finding), "code": finding.code if finding else None,
-                         "where": where(finding) if finding else None})
+                         "where": where(finding) if finding else getattr(cell, "cause", None)})
         caveat = getattr(matrix, "caveat", None)
         if caveat:
             rows.append({"caveat": caveat})
@@ -111,6 +111,8 @@ def client_table(rows: list[dict[str, Any]]) -> str:
         if row.get("code"):
             attrs = f' data-f="{number}" tabindex="0"' if number is not None else ""
             link = f'<span class="flink"{attrs}>{esc(row["code"])}</span> <span class="meta">{esc(row.get("where") or "")}</span>'
+        elif row.get("where"):  # decided by how the stream ended, not by a finding
+            link = f'<span class="meta">{esc(row["where"])}</span>'
         body.append(
             f'<tr><td class="client" title="{esc(describe(str(row.get("client"))))}">{esc(row.get("client", ""))}</td>'
             f'<td><span class="verdict v-{esc(verdict)}">{esc(verdict)}</span></td>'
