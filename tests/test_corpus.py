@@ -462,7 +462,8 @@ LLAMA_STREAMS = sorted(p for p in LLAMA.glob("*.sse") if p.name not in LLAMA_NOT
 
 def test_llama_cpp_captures_are_byte_exact_copies() -> None:
     """The recorded files are kept as they arrived: their sha256, taken from the originals when they were
-    copied in, is in tests/data/llama.cpp-originals.sha256 (sha256sum's format)."""
+    copied in, is in tests/data/llama.cpp-originals.sha256 (sha256sum's format). README.md is not there: it is
+    our notes on the copies and quotes what the pinned clients print, so it follows them."""
     manifest = (ROOT / "tests" / "data" / "llama.cpp-originals.sha256").read_text(encoding="utf-8").splitlines()
     assert len(manifest) >= 30
     for line in manifest:
