@@ -983,7 +983,7 @@ def _() -> str:
 
 @capture("ITM004-text-for-unannounced-item",
          "the message is never added (no output_item.added, no content_part.added) and its text deltas carry "
-         "no content_index: the clients fail on the missing item first", ["ITM004", "CNT001", "ITM008", "REC004"])
+         "no content_index: the clients fail on the missing item first", ["ITM004", "CNT001", "ITM008"])
 def _() -> str:
     events = events_of(text_stream)
     del events[find(events, "response.content_part.added")]
