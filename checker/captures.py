@@ -12,6 +12,7 @@ A capture ``X.sse`` may have sidecars next to it:
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,8 @@ def expand(paths: list[str]) -> list[Path | str]:
         path = Path(raw)
         if not path.exists():  # before any report: a run that checked nothing must not look like a pass
             raise UsageError(f"{raw}: No such file or directory")
+        if not os.access(path, os.R_OK):
+            raise UsageError(f"{raw}: Permission denied")
         if path.is_dir():
             files = sorted(p for p in path.rglob(f"*{CAPTURE_SUFFIX}") if p.is_file())
             if not files:

@@ -168,3 +168,9 @@ def test_a_closed_pipe_in_a_shell_pipeline() -> None:
     proc = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, cwd=ROOT, timeout=120,
                           env={**os.environ, "PY": sys.executable, "NO_COLOR": "1"})
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def test_output_into_a_missing_folder_is_refused_before_proxying(tmp_path: Path) -> None:
+    proc = run("proxy", "--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0",
+               "-o", str(tmp_path / "x" / "proxy.json"))
+    assert_one_line(proc, "no such folder")

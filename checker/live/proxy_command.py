@@ -21,6 +21,7 @@ from rich.text import Text
 
 from checker.commands.common import (
     add_engine_arguments,
+    check_output,
     engine_options,
     open_output,
     positive_seconds,
@@ -131,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
                          "save them with --save DIR and use `sse-check lint DIR --baseline FILE`")
     upstream = check_upstream(args.upstream)
     host, port = parse_listen(args.listen)
+    check_output(args.output)  # now, not when the report is due after hours of traffic
     engine = engine_options(args)
     report = report_options(args, command="proxy")
     save_dir = _save_dir(args.save)
