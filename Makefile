@@ -22,21 +22,26 @@ $(STAMP): pyproject.toml
 
 # The main job: lint the bundled captures (clean and broken ones), then probe a live server: the replay
 # server of the real llama-server captures, started in the background and stopped by its pid, even on failure.
+# Each step shows the interesting part; the HTML report goes where a user sees it (demo-report.html, here).
 demo: $(STAMP)  ## lint the bundled captures, probe a replay server: a tour
 	@echo "== conforming streams (expect: all ok)"
 	$(BIN)/sse-check lint captures/conforming --color always || true
-	@echo "== real llama-server streams under --profile llama.cpp (documented deviations as info)"
-	$(BIN)/sse-check lint captures/llama.cpp/reasoning_one_call.sse captures/llama.cpp/reasoning_text_truncated.sse --profile llama.cpp --fail-on warning --color always || true
-	@echo "== the same streams under --profile openai (what strict clients see), with a timeline"
-	$(BIN)/sse-check lint captures/llama.cpp/reasoning_one_call.sse --profile openai --timeline --color always || true
+	@echo "== real llama-server streams under --profile llama.cpp (documented deviations grouped, as info)"
+	$(BIN)/sse-check lint captures/llama.cpp/reasoning_one_call.sse captures/llama.cpp/reasoning_text_truncated.sse --profile llama.cpp --color always || true
+	@echo "== the same stream under --profile openai (what strict clients see), errors only, with a timeline"
+	$(BIN)/sse-check lint captures/llama.cpp/reasoning_one_call.sse --profile openai --show error --timeline --color always || true
 	@echo "== which clients break on the real-world bugs, with the real openai-python run next to the prediction"
-	$(BIN)/sse-check lint captures/real-world --oracle openai-python --color always || true
-	@echo "== broken examples, one per rule (summary table at the end)"
-	$(BIN)/sse-check lint captures/rules --color always > $(VENV)/demo-rules.txt || true
-	@tail -n 12 $(VENV)/demo-rules.txt
+	$(BIN)/sse-check lint captures/real-world --oracle openai-python --quiet --color always || true
+	@echo "== broken examples, one per rule: the first few (the whole report, with totals per rule: $(VENV)/demo-rules.txt)"
+	@$(BIN)/sse-check lint captures/rules --color never > $(VENV)/demo-rules.txt || true
+	@grep -A 2 -m 5 '^FAIL' $(VENV)/demo-rules.txt | grep -v '^--$$'; echo "  …"; tail -n 1 $(VENV)/demo-rules.txt
+	@echo "== the limit rules fire only under the limits their capture's ': limits' comment names:"
+	@for f in $$(grep -l '^: limits ' captures/rules/*.sse); do \
+	  opts=$$(sed -n 's/^: limits //p' $$f | sed 's/\([a-z-]*\)=/--\1 /g'); \
+	  echo "\$$ sse-check lint $$f $$opts"; $(BIN)/sse-check lint $$f $$opts --quiet --color always | head -n 3; done || true
 	@echo "== the same captures as one self-contained HTML page (swimlanes per item, findings, clients)"
-	$(BIN)/sse-check lint captures/conforming captures/llama.cpp captures/rules --format html -o $(VENV)/report.html || true
-	@echo "open $(VENV)/report.html in a browser"
+	$(BIN)/sse-check lint captures/conforming captures/llama.cpp captures/rules --format html -o demo-report.html --quiet || true
+	@echo "wrote $(CURDIR)/demo-report.html: open it in a browser (file://$(CURDIR)/demo-report.html)"
 	@echo "== a live probe: sse-check serve captures/llama.cpp --port 0 in the background, sse-check probe against it"
 	@log=$(VENV)/demo-serve.log; rm -f $$log; \
 	$(BIN)/sse-check serve captures/llama.cpp --port 0 > $$log 2>&1 & pid=$$!; \
@@ -45,8 +50,7 @@ demo: $(STAMP)  ## lint the bundled captures, probe a replay server: a tour
 	  [ -n "$$url" ] && break; sleep 0.1; done; \
 	if [ -z "$$url" ]; then echo "sse-check serve did not start:"; cat $$log; exit 1; fi; \
 	echo "\$$ sse-check probe $$url --model tiny-qwen3 --profile llama.cpp"; \
-	$(BIN)/sse-check probe $$url --model tiny-qwen3 --profile llama.cpp --color always > $(VENV)/demo-probe.txt || true; \
-	head -n 6 $(VENV)/demo-probe.txt; echo "  …"; tail -n 13 $(VENV)/demo-probe.txt; \
+	$(BIN)/sse-check probe $$url --model tiny-qwen3 --profile llama.cpp --color always || true; \
 	echo "\$$ sse-check probe $$url --model tiny-qwen3 -s plain_text -H 'X-SSE-Check-Fault: stall-after=700' --idle-timeout 1 --profile llama.cpp --select HTP,SSE,LIF006"; \
 	$(BIN)/sse-check probe $$url --model tiny-qwen3 -s plain_text -H 'X-SSE-Check-Fault: stall-after=700' \
 	  --idle-timeout 1 --profile llama.cpp --select HTP,SSE,LIF006 --color always || true
@@ -82,5 +86,5 @@ bench: $(STAMP)  ## speed, memory and load (ratios to in-run baselines)
 docs: $(STAMP)  ## docs/rules and README tables from the rule registry
 	$(BIN)/python -m checker.rules.docs docs/rules
 
-clean:  ## remove .venv and caches
-	rm -rf $(VENV) .pytest_cache
+clean:  ## remove .venv, caches and the demo's report
+	rm -rf $(VENV) .pytest_cache demo-report.html

@@ -156,25 +156,40 @@ class BaselineRun:
     ``apply(scenario, result)`` records the result's findings (for
     ``--write-baseline``) and returns it without the findings the known
     baseline covers (for ``--baseline``); ``hidden`` counts those. The budget
-    is spent across the whole run, in stream order.
+    is spent across the whole run, in stream order. While recording, every
+    finding is hidden: the report shows what the next run with the new
+    baseline will show, not a failure that the exit code (0) contradicts.
+
+    ``base`` is the baseline file's directory: capture paths are named
+    relative to it (:meth:`key`), so that a baseline matches whatever the
+    working directory of the run.
     """
 
-    def __init__(self, known: Baseline | None = None, *, record: bool = False, profile: str | None = None) -> None:
+    def __init__(self, known: Baseline | None = None, *, record: bool = False, profile: str | None = None,
+                 base: Path | None = None) -> None:
         self.known = known
         self._budget: Counter[str] = Counter(
             {key: entry.count for key, entry in known.entries.items()} if known else {}
         )
         self.recorded: Baseline | None = Baseline(profile=profile) if record else None
         self.hidden = 0
+        self.base = base
+        self._matched: set[str] = set()
 
     @property
     def active(self) -> bool:
         return self.known is not None or self.recorded is not None
 
+    def key(self, name: str) -> str:
+        """How the capture or scenario ``name`` is named in this run's baseline (see :func:`scenario_key`)."""
+        return scenario_key(name, self.base)
+
     def apply(self, scenario: str, result: LintResult) -> LintResult:
         if self.recorded is not None:
             for finding in result.findings:
                 self.recorded.add(finding, scenario)
+            self.hidden += len(result.findings)
+            return dataclasses.replace(result, findings=[]) if result.findings else result
         if self.known is None:
             return result
         kept: list[Finding] = []
@@ -182,12 +197,25 @@ class BaselineRun:
             key = fingerprint(finding, scenario)
             if self._budget[key] > 0:
                 self._budget[key] -= 1
+                self._matched.add(key)
                 self.hidden += 1
             else:
                 kept.append(finding)
         if len(kept) == len(result.findings):
             return result
         return dataclasses.replace(result, findings=kept)
+
+    def note(self) -> str:
+        """``N of M baseline entries matched`` (empty without --baseline): a baseline written for other captures,
+        or naming them differently, shows as 0 matched instead of passing in silence."""
+        if self.known is None or self.recorded is not None:
+            return ""
+        total = len(self.known.entries)
+        return f"{len(self._matched)} of {total} baseline entries matched"
+
+    @property
+    def matched_none(self) -> bool:
+        return self.known is not None and bool(self.known.entries) and not self._matched and self.recorded is None
 
 
 # --- the file ---------------------------------------------------------------------------------------------
@@ -224,14 +252,16 @@ def save(path: Path, baseline: Baseline) -> None:
         raise
 
 
-def scenario_key(name: str, cwd: Path | None = None) -> str:
+def scenario_key(name: str, base: Path | None = None) -> str:
     """How a capture or probe scenario is named in a baseline.
 
     A probe scenario by its name. A capture saved by ``sse-check probe --save``
     (an ``X.meta.json`` naming its scenario) by that scenario's name too, so a
     baseline written by ``probe`` also covers ``lint`` of the saved streams.
-    Any other capture by its path relative to the working directory, with
-    ``/``: relative, so that a baseline written on a laptop matches in CI.
+    Any other capture by its path relative to ``base`` (the baseline file's
+    directory; the working directory when None), with ``/``: so the same
+    capture has the same name whether the run starts in the repository's root,
+    a sub-directory, or on another machine.
     """
     if name in ("-", "<stdin>"):
         return "<stdin>"
@@ -239,13 +269,13 @@ def scenario_key(name: str, cwd: Path | None = None) -> str:
     probed = _probed_scenario(path)
     if probed is not None:
         return probed
-    if path.is_absolute():
-        base = (cwd or Path.cwd()).resolve()
-        try:
-            path = path.resolve().relative_to(base)
-        except ValueError:
-            pass
-    return path.as_posix()
+    if base is None and not path.is_absolute():
+        return path.as_posix()
+    root = (base or Path.cwd()).resolve()
+    try:
+        return Path(os.path.relpath(path.resolve(), root)).as_posix()
+    except ValueError:  # another drive (Windows): no relative path exists
+        return path.resolve().as_posix()
 
 
 def _probed_scenario(capture: Path) -> str | None:

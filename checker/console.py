@@ -1,11 +1,77 @@
-"""The one place that decides about colour (``--color``, ``NO_COLOR``, ``FORCE_COLOR``)."""
+"""The one place that decides about colour (``--color``, ``NO_COLOR``, ``FORCE_COLOR``) and width.
+
+Width: a terminal's own width; ``$COLUMNS`` when set (as every Unix tool reads it, also when the output is
+a pipe); otherwise, for a file or a pipe, no hard wrap at all, so that a report written with ``-o`` keeps
+each finding on its line for grep and diff. Every line is written without trailing blanks (rich pads
+table cells and wrapped lines with spaces).
+"""
 
 from __future__ import annotations
 
 import os
-from typing import IO
+import re
+import sys
+from typing import IO, Any
 
 from rich.console import Console
+
+# A line never wraps below this (a long table row is better cropped than folded to one word per line).
+MIN_WIDTH = 40
+# "No hard wrap": wide enough for any message the engine writes (quoted input is capped).
+UNWRAPPED = 4000
+
+_TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
+
+
+class _Rstripped:
+    """A text stream that drops the blanks rich leaves at the end of a line (also before a colour reset)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        text = self._pending + text
+        head, newline, tail = text.rpartition("\n")
+        self._pending = tail
+        if newline:
+            self._stream.write(_TRAILING.sub(r"\1", head) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._stream.write(_TRAILING.sub(r"\1", self._pending))
+            self._pending = ""
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self._stream, "encoding", "utf-8") or "utf-8"
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def output_width(stream: IO[str]) -> int | None:
+    """The width to wrap at: None for a terminal (rich asks it), ``$COLUMNS``, or no wrap (a file, a pipe).
+    A file written with ``-o`` is never wrapped: ``$COLUMNS`` is the terminal's width, not the file's."""
+    if stream is not sys.stdout and stream is not sys.stderr:
+        return UNWRAPPED
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(int(columns), MIN_WIDTH)
+    try:
+        if stream.isatty():
+            return None
+    except (AttributeError, ValueError):
+        pass
+    return UNWRAPPED
 
 
 class _Console(Console):
@@ -25,11 +91,15 @@ def make_console(stream: IO[str], color: str = "auto", *, width: int | None = No
         force = True
     else:
         force = None  # rich decides from the stream (a terminal or not)
+    chosen = width or output_width(stream)
+    if chosen is None and stream is sys.stdout:
+        # A terminal: no wrapper, so that rich's live displays (probe's progress) can redirect stdout.
+        return _Console(force_terminal=force, no_color=force is False, highlight=False, soft_wrap=False)
     return _Console(
-        file=stream,
+        file=_Rstripped(stream),  # type: ignore[arg-type]
         force_terminal=force,
         no_color=force is False,
         highlight=False,
         soft_wrap=False,
-        width=width or (None if stream.isatty() else 120),
+        width=chosen,
     )

@@ -363,7 +363,12 @@ class StreamLinter:
     _opaque_bytes = 0
 
     def _sniff(self, chunk: bytes, out: list[Finding], *, final: bool) -> bytes:
-        """Look at the first significant bytes once; return what the decoder should get."""
+        """Look at the first significant bytes once; return what the decoder should get.
+
+        JSON, markup and gzip show in their first byte, and other binary formats in their magic number.
+        Otherwise the first lines decide (up to ``_SNIFF_LINES`` of them within ``_SNIFF_BYTES``): if none
+        is an event-stream line (``data``, ``event``, ``id``, ``retry`` or a ``:`` comment) the input is
+        text or binary of another kind (a Markdown page, a PNG), reported once rather than line by line."""
         self._head += chunk
         head = self._head
         significant = head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
@@ -371,8 +376,13 @@ class StreamLinter:
             return b""  # nothing to judge by yet (or half a BOM): hold the bytes back
         if len(significant) < 2 and significant[:1] == b"\x1f" and not final:
             return b""
-        self._sniffed = True
         kind = _body_kind(significant)
+        if kind is None:
+            verdict = _first_lines_kind(significant, final=final or len(head) >= _SNIFF_BYTES)
+            if verdict is _UNDECIDED:
+                return b""  # the first lines are not complete yet
+            kind = verdict
+        self._sniffed = True
         if kind is None:
             self._head = b""
             return head
@@ -387,7 +397,14 @@ class StreamLinter:
     def _report_opaque(self, out: list[Finding]) -> None:
         significant = self._head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
         kind = _body_kind(significant) or self._opaque_kind
-        snippet = _clip(significant, 120) if kind != "gzip-compressed data" else "1f 8b …"
+        if kind == "gzip-compressed data":
+            snippet = "1f 8b …"
+        elif kind.startswith(("binary", "a PNG", "a JPEG", "a GIF", "a PDF", "a ZIP", "an ELF", "a WebP")):
+            snippet = " ".join(f"{b:02x}" for b in significant[:8]) + " …"
+        elif kind.startswith("plain text"):
+            snippet = repr(_clip(significant.split(b"\n", 1)[0].rstrip(b"\r"), 60))
+        else:  # JSON, markup: the start, its line breaks and indentation folded into single spaces
+            snippet = _clip(re.sub(rb"\s+", b" ", significant[:_SNIPPET_BYTES]), 120)
         self._emit(framing.NOT_AN_EVENT_STREAM.finding(Position(line=1, byte=0), kind=kind, snippet=snippet), out)
 
     _opaque_kind = ""
@@ -770,15 +787,63 @@ def _lane(obj: dict[str, Any]) -> str:
     return "response"
 
 
+# Magic numbers of files that get linted by mistake (a screenshot next to the captures).
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
+    (b"%PDF-", "a PDF document"), (b"PK\x03\x04", "a ZIP archive"), (b"\x7fELF", "an ELF executable"),
+    (b"RIFF", "a RIFF file (WebP, WAV)"), (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
+    (b"BZh", "bzip2-compressed data"), (b"\xfd7zXZ\x00", "xz-compressed data"),
+)
+# How much of the start is read to tell an event stream from other text.
+_SNIFF_BYTES = 4096
+_SNIFF_LINES = 32
+_UNDECIDED: Any = object()
+_STREAM_LINE = re.compile(rb"(?:data|event|id|retry)(?::|$)|:")
+
+
 def _body_kind(head: bytes) -> str | None:
     if head.startswith(b"\x1f\x8b"):
         return "gzip-compressed data"
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
     first = head[:1]
     if first in (b"{", b"["):
         return "a JSON document"
     if first == b"<":
         return "an HTML page" if b"html" in head[:512].lower() else "markup (HTML/XML)"
     return None
+
+
+def _first_lines_kind(head: bytes, *, final: bool) -> Any:
+    """None when one of the first lines is an event-stream line; else what the input is ("text …", "binary
+    data"); ``_UNDECIDED`` while no line is complete and more may come."""
+    lines = head.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+    complete = lines if final else lines[:-1]
+    if not final and len(lines) > 1 and not any(lines[:-1]) and not lines[-1]:
+        return _UNDECIDED
+    seen = 0
+    for line in complete:
+        if not line:
+            continue
+        if _STREAM_LINE.match(line.lstrip(b"\xef\xbb\xbf")):
+            return None
+        seen += 1
+        if seen >= _SNIFF_LINES:
+            break
+    if seen == 0 or (not final and seen < _SNIFF_LINES):
+        return _UNDECIDED if not final else None
+    if b"\x00" in head or not _is_utf8(head):
+        return "binary data"
+    return "plain text (no line starts with data:, event:, id:, retry: or :)"
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(data) - 3  # a character cut at the end of the sample
+    return True
 
 
 def _foreign_api(obj: dict[str, Any]) -> tuple[str, str] | None:

@@ -30,6 +30,27 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
+# Every text filled into a message (a field name, a snippet of a body, a composed clause) is cut to this many
+# characters: far above what the rules compose, so only quoted input of unbounded size is ever cut.
+QUOTE_CAP = 300
+
+
+def _escape_char(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(text: str, cap: int | None = None) -> str:
+    """Text fit for one line of a terminal: control characters (C0, DEL, C1, line and paragraph separators)
+    escaped as ``\\xNN``/``\\uNNNN``, and cut to ``cap`` characters with ``…``. A message quotes what it
+    received, and what it received may be anything (a PNG, an escape sequence that clears the screen)."""
+    if cap is not None and len(text) > cap:
+        text = text[: cap - 1] + "…"
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == " " else _escape_char(ch) for ch in text)
+
+
 class Position(NamedTuple):
     """Where in the capture a finding points.
 

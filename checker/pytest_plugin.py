@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from checker.baseline import BaselineRun, scenario_key
+from checker.baseline import BaselineRun
 from checker.baseline import load as load_baseline
 from checker.engine import LintResult
 from checker.errors import UsageError
@@ -155,7 +155,8 @@ def _settings(config: pytest.Config) -> Settings | None:
         fail_on=fail_on,
         select=_selectors(option.sse_check_select or config.getini("sse_check_select")) or None,
         ignore=_selectors(option.sse_check_ignore or config.getini("sse_check_ignore")) or None,
-        gate=BaselineRun(load_baseline(baseline_path) if baseline_path else None),
+        gate=BaselineRun(load_baseline(baseline_path) if baseline_path else None,
+                         base=baseline_path.parent if baseline_path else here),
         invocation_dir=here,
     )
     if url:
@@ -286,7 +287,7 @@ class CaptureItem(_SseItem):
             raise CheckError(self.problem or "no profile")
         settings = self.config.stash[SETTINGS]
         assert settings is not None
-        name = scenario_key(str(self.path), settings.invocation_dir)
+        name = settings.gate.key(str(self.path))
         try:
             linter = linter_for(self.path, request_for(self.path), settings.engine(self.profile))
             for chunk in read_chunks(self.path):

@@ -135,14 +135,14 @@ def test_a_bad_baseline_file_is_one_line(tmp_path: Path, text: str, error: str) 
 
 def test_scenario_keys_are_relative_and_posix(tmp_path: Path) -> None:
     assert scenario_key("captures/x.sse") == "captures/x.sse"
-    assert scenario_key(str(tmp_path / "d" / "x.sse"), cwd=tmp_path) == "d/x.sse"
+    assert scenario_key(str(tmp_path / "d" / "x.sse"), tmp_path) == "d/x.sse"
     assert scenario_key("-") == "<stdin>"
     # A capture saved by `sse-check probe --save` is named by its scenario, as the probe names it.
     (tmp_path / "plain_text.sse").write_bytes(b"")
     (tmp_path / "plain_text.meta.json").write_text(json.dumps({"meta_version": 1, "scenario": "plain_text"}))
-    assert scenario_key(str(tmp_path / "plain_text.sse"), cwd=tmp_path) == "plain_text"
+    assert scenario_key(str(tmp_path / "plain_text.sse"), tmp_path) == "plain_text"
     (tmp_path / "other.meta.json").write_text(json.dumps({"profile": "llama.cpp"}))  # not a probe's
-    assert scenario_key(str(tmp_path / "other.sse"), cwd=tmp_path) == "other.sse"
+    assert scenario_key(str(tmp_path / "other.sse"), tmp_path) == "other.sse"
 
 
 def test_baseline_from_document_rejects_bad_counts() -> None:

@@ -52,8 +52,8 @@ def test_each_capture_is_an_item_and_a_failure_prints_findings_not_a_traceback(
         "*test_ordinary.py::test_ordinary PASSED*",
     ])
     result.stdout.fnmatch_lines([
-        "FAIL captures/cut.sse  (24 events, 7050 bytes, profile openai, ended by no terminal event)",
-        "  LIF006 error   76:7050 *stream ended without response.completed*",
+        "FAIL captures/cut.sse  24 events · 7050 bytes · no terminal event",
+        "  LIF006 error* 76:7050 *stream ended without response.completed*",
         "*breaks: openai-python*",
     ])
     assert "Traceback" not in out and "raise StreamFailed" not in out and "pytest_plugin.py" not in out

@@ -37,6 +37,12 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = Tr
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
                         help="colour in the text report (NO_COLOR is honoured)")
+    if "--quiet" not in parser._option_string_actions:  # proxy's --quiet is its own (no live lines)
+        parser.add_argument("--quiet", "-q", action="store_true",
+                            help="text report: only failing captures and the summary")
+    parser.add_argument("--show", choices=["error", "warning", "info"], default="info",
+                        help="text report: lowest severity displayed (default: info); "
+                             "counts and the exit code do not change")
     parser.add_argument("--timeline", action="store_true", help="draw an event timeline per capture (text format)")
     parser.add_argument("--clients", action="store_true",
                         help="show which clients break, degrade or work on each stream, and why (text and JSON)")
@@ -127,6 +133,8 @@ def report_options(args: argparse.Namespace, *, command: str) -> ReportOptions:
         fail_on=Severity.parse(args.fail_on),
         color=args.color,
         timeline=args.timeline,
+        quiet=bool(getattr(args, "quiet", False)) and command != "proxy",
+        show=Severity.parse(getattr(args, "show", None) or "info"),
         clients=bool(getattr(args, "clients", False) or getattr(args, "oracle", None)),
     )
 
@@ -178,8 +186,11 @@ def baseline_run(args: argparse.Namespace) -> BaselineRun:
     reporting and counting it, then call :func:`finish_baseline`.
     """
     known = load_baseline(Path(args.baseline)) if getattr(args, "baseline", None) else None
-    record = bool(getattr(args, "write_baseline", None))
-    return BaselineRun(known, record=record, profile=getattr(args, "profile", None))
+    written = getattr(args, "write_baseline", None)
+    anchor = written or getattr(args, "baseline", None)
+    base = Path(anchor).parent if anchor else None
+    return BaselineRun(known, record=bool(written), profile=getattr(args, "profile", None),
+                       base=base if base is not None and str(base) else Path("."))
 
 
 def finish_baseline(args: argparse.Namespace, run: BaselineRun) -> None:
@@ -189,4 +200,12 @@ def finish_baseline(args: argparse.Namespace, run: BaselineRun) -> None:
     path = Path(args.write_baseline)
     save_baseline(path, run.recorded)
     print(f"sse-check: wrote {path}: {run.recorded.total()} finding(s), "
-          f"{len(run.recorded.entries)} fingerprint(s)", file=sys.stderr)
+          f"{len(run.recorded.entries)} fingerprint(s); --baseline {path} now reports only new ones",
+          file=sys.stderr)
+
+
+def warn_unmatched_baseline(args: argparse.Namespace, run: BaselineRun) -> None:
+    """A baseline none of whose entries matched is a mistake (other captures, or named differently): say so."""
+    if run.matched_none:
+        print(f"sse-check: warning: --baseline {args.baseline}: {run.note()}: was it written for these captures "
+              "(or with another profile)?", file=sys.stderr)

@@ -7,13 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from checker.baseline import scenario_key
 from checker.captures import expand, load_json_sidecar, read_chunks, request_for, sidecar
 from checker.commands.common import (
     add_engine_arguments,
     baseline_run,
     engine_options,
     finish_baseline,
+    warn_unmatched_baseline,
     open_output,
     report_options,
 )
@@ -95,13 +95,15 @@ def run(args: argparse.Namespace) -> int:
             except (OSError, UsageError) as exc:
                 summary.io_errors.append(_io_message(name, exc))
                 continue
-            result = gate.apply(scenario_key(name), linter.close())
+            result = gate.apply(gate.key(name), linter.close())
             if oracle is not None and held is not None:
                 report.oracles[name] = {args.oracle: oracle(bytes(held))}
             failed |= summary.add(result, report.fail_on)
             reporter.file(name, result)
         summary.baselined = gate.hidden
+        summary.baseline_note = gate.note()
         reporter.finish(summary)
+    warn_unmatched_baseline(args, gate)
     for message in summary.io_errors:
         print(f"sse-check: {message}", file=sys.stderr)
     if summary.io_errors:

@@ -37,6 +37,8 @@ import dataclasses
 import json
 import os
 import re
+import signal
+import sys
 import tempfile
 import time
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
@@ -322,11 +324,14 @@ async def probe_scenario(
     *,
     reference: dict[str, Any] | None = None,
     progress: Progress = _no_progress,
+    on_interrupt: Callable[[ScenarioResult], None] | None = None,
 ) -> ScenarioResult:
-    """Run one scenario (trying its replay names in turn against a replay server)."""
+    """Run one scenario (trying its replay names in turn against a replay server). When the task is cancelled
+    (Ctrl-C, SIGTERM) mid-exchange, what arrived is kept (and saved), handed to ``on_interrupt``, and the
+    cancellation goes on."""
     names = scenario.replay_names
     for name in names:
-        result = await _exchange(client, scenario, name, config, reference, progress)
+        result = await _exchange(client, scenario, name, config, reference, progress, on_interrupt)
         if result is not None:
             return result
     tried = ", ".join(names)
@@ -342,6 +347,7 @@ async def _exchange(
     config: ProbeConfig,
     reference: dict[str, Any] | None,
     progress: Progress,
+    on_interrupt: Callable[[ScenarioResult], None] | None = None,
 ) -> ScenarioResult | None:
     """One request; None when a replay server has no capture named ``replay_name``."""
     limits = config.limits
@@ -457,6 +463,8 @@ async def _exchange(
         probe_result.http["saved"] = str(outcome.saved)
     progress(scenario.name, "done", sink.size, linter.events)
     if interrupted:
+        if on_interrupt is not None:
+            on_interrupt(outcome)
         raise asyncio.CancelledError
     return outcome
 
@@ -676,9 +684,12 @@ async def run_scenarios(
     concurrency: int = 1,
     progress: Progress = _no_progress,
     stop_if_unreachable: bool = False,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+    results: dict[str, ScenarioResult] | None = None,
 ) -> list[ScenarioResult]:
     """Probe the scenarios, ``concurrency`` at a time; a non-streaming scenario waits for its pair.
-    Results in the order of ``scenarios``.
+    ``on_result`` gets each result as its scenario ends; ``results`` (by name) holds those finished so far,
+    also when the run is cancelled. Results in the order of ``scenarios``.
 
     With ``stop_if_unreachable``, once a connection fails before any has succeeded, the scenarios not yet
     sent are skipped (:data:`UNREACHABLE`): nothing listening is one fact, not one finding per scenario.
@@ -686,11 +697,17 @@ async def run_scenarios(
     limits = config.limits
     timeout = httpx.Timeout(connect=limits.connect_timeout, read=None, write=limits.idle_timeout, pool=None)
     pool = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    results: dict[str, ScenarioResult] = {}
+    results = {} if results is None else results
     finished = {s.name: asyncio.Event() for s in scenarios}
     streaming = {s.name for s in scenarios if s.expect != "nonstream"}
     gate = asyncio.Semaphore(concurrency)
     reach = {"answered": False, "unreachable": False}
+
+    def keep(outcome: ScenarioResult) -> None:
+        results[outcome.scenario.name] = outcome
+        if on_result is not None:
+            on_result(outcome)
+
     async with httpx.AsyncClient(timeout=timeout, verify=config.verify, follow_redirects=True, limits=pool,
                                  max_redirects=5) as client:
 
@@ -705,20 +722,30 @@ async def run_scenarios(
                         reference = stream_reference(paired.body, paired.scenario.name)
                 async with gate:
                     if stop_if_unreachable and reach["unreachable"] and not reach["answered"]:
-                        results[scenario.name] = ScenarioResult(scenario=scenario, skipped=UNREACHABLE)
+                        keep(ScenarioResult(scenario=scenario, skipped=UNREACHABLE))
                         return
                     outcome = await probe_scenario(client, scenario, config, reference=reference,
-                                                   progress=progress)
-                    results[scenario.name] = outcome
+                                                   progress=progress, on_interrupt=keep)
                     if outcome.ending == "connect-error":  # a TLS error is a server answering: a finding
                         reach["unreachable"] = True
                     elif outcome.meta is not None:
                         reach["answered"] = True
+                    keep(outcome)
             finally:
                 finished[scenario.name].set()
 
         await asyncio.gather(*(one(s) for s in scenarios))
     return [results[s.name] for s in scenarios]
+
+
+class Interrupted(Exception):
+    """The run was stopped by a signal (SIGINT, SIGTERM); ``results`` are the scenarios that ended, the one
+    cut short among them (its ending ``interrupted``, its partial capture saved)."""
+
+    def __init__(self, signum: int, results: list[ScenarioResult]) -> None:
+        super().__init__(f"interrupted by signal {signum}")
+        self.signum = signum
+        self.results = results
 
 
 def run(
@@ -728,7 +755,40 @@ def run(
     concurrency: int = 1,
     progress: Progress = _no_progress,
     stop_if_unreachable: bool = False,
+    on_result: Callable[[ScenarioResult], None] | None = None,
 ) -> list[ScenarioResult]:
-    """The synchronous entry point: :func:`run_scenarios` in a fresh event loop."""
-    return asyncio.run(run_scenarios(scenarios, config, concurrency=concurrency, progress=progress,
-                                     stop_if_unreachable=stop_if_unreachable))
+    """The synchronous entry point: :func:`run_scenarios` in a fresh event loop. SIGINT and SIGTERM cancel
+    the run cleanly and raise :class:`Interrupted` with what finished."""
+    results: dict[str, ScenarioResult] = {}
+    caught: list[int] = []
+
+    async def main() -> list[ScenarioResult]:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        installed = []
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            def stop(signum: int = signum) -> None:
+                if not caught:
+                    caught.append(signum)
+                    if task is not None:
+                        task.cancel()
+            try:
+                loop.add_signal_handler(signum, stop)
+                installed.append(signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+                pass
+        try:
+            return await run_scenarios(scenarios, config, concurrency=concurrency, progress=progress,
+                                       stop_if_unreachable=stop_if_unreachable, on_result=on_result,
+                                       results=results)
+        finally:
+            for signum in installed:
+                loop.remove_signal_handler(signum)
+
+    try:
+        return asyncio.run(main())
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if not caught and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            raise
+        done = [results[s.name] for s in scenarios if s.name in results]
+        raise Interrupted(caught[0] if caught else signal.SIGINT, done) from None

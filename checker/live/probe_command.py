@@ -26,13 +26,13 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from checker.baseline import scenario_key
 from checker.commands.common import (
     add_engine_arguments,
     baseline_run,
     check_output,
     engine_options,
     finish_baseline,
+    warn_unmatched_baseline,
     open_output,
     positive_seconds,
     report_options,
@@ -45,7 +45,7 @@ from checker.live import probe as prober
 from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
 from checker.report import Summary, get_reporter
 from checker.report.json_report import JsonReporter
-from checker.report.text import TextReporter
+from checker.report.text import TextReporter, verdict_text
 
 HELP = "probe a live server's POST /v1/responses with a suite of scenarios"
 
@@ -168,29 +168,61 @@ def run(args: argparse.Namespace) -> int:
     gate = baseline_run(args)
     report = report_options(args, command="probe")
     shown_url = config.redactor.url(config.url)
-    with _progress(chosen, enabled=_show_progress(args)) as on_progress:
-        results = prober.run(chosen, config, concurrency=args.concurrency, progress=on_progress,
-                             stop_if_unreachable=True)
-    unreachable = _unreachable(results)
-    if unreachable is not None:  # one line, not one HTP007 per scenario
-        print(f"sse-check: cannot connect to {shown_url}: {unreachable}", file=sys.stderr)
-        return 2
-
-    skipped = [{"scenario": r.scenario.name, "reason": r.skipped} for r in results if r.skipped]
-    report.extra = {"target": {"url": shown_url, "model": config.redactor.text(args.model)}, "skipped": skipped}
+    report.extra = {"target": {"url": shown_url, "model": config.redactor.text(args.model)}, "skipped": []}
     summary = Summary()
     failed = False
+    interrupted: prober.Interrupted | None = None
+    # The text report shows each scenario when it ends; the other formats are one document, in suite order.
+    as_it_goes = args.format == "text"
     with open_output(args.output) as stream:
         reporter = _reporter(args.format)(stream, report)
         reporter.start()
-        for outcome in results:
+
+        held: list[prober.ScenarioResult] = []  # connect errors, until the server has answered once
+        answered = False
+
+        def report_one(outcome: prober.ScenarioResult) -> None:
+            nonlocal failed, answered
+            if not answered and outcome.ending == "connect-error":
+                held.append(outcome)
+                return
+            if not answered and outcome.meta is not None:
+                answered = True
+                for earlier in held:
+                    report_one(earlier)
+                held.clear()
             if outcome.result is None:
-                continue
-            result = gate.apply(scenario_key(outcome.scenario.name), outcome.result)
+                report.extra["skipped"].append({"scenario": outcome.scenario.name, "reason": outcome.skipped})
+                return
+            outcome.result.http["source"] = outcome.scenario.source
+            result = gate.apply(outcome.scenario.name, outcome.result)
             failed |= summary.add(result, report.fail_on)
             reporter.file(outcome.scenario.name, result)
+
+        with _progress(chosen, enabled=_show_progress(args)) as on_progress:
+            try:
+                results = prober.run(chosen, config, concurrency=args.concurrency, progress=on_progress,
+                                     stop_if_unreachable=True, on_result=report_one if as_it_goes else None)
+            except prober.Interrupted as stop:  # what ended (the one cut short too) is reported below
+                interrupted, results = stop, stop.results
+        unreachable = _unreachable(results) if interrupted is None else None
+        if unreachable is not None:  # one line (by the CLI), not one HTP007 per scenario, and no report file
+            raise UsageError(f"cannot connect to {shown_url}: {unreachable}")
+        if not as_it_goes:
+            for outcome in results:
+                report_one(outcome)
+        for outcome in held:  # the server never answered, yet not every scenario failed to connect (skips)
+            report_one(outcome)
+        report.extra["skipped"].sort(key=lambda e: [s.name for s in chosen].index(e["scenario"]))
         summary.baselined = gate.hidden
+        summary.baseline_note = gate.note()
+        if interrupted is not None:
+            report.extra["interrupted"] = _interrupt_note(interrupted, len(chosen))
         reporter.finish(summary)
+    warn_unmatched_baseline(args, gate)
+    if interrupted is not None:
+        print(f"sse-check: {report.extra['interrupted']}", file=sys.stderr)
+        return 128 + interrupted.signum  # 130 for SIGINT (Ctrl-C), 143 for SIGTERM
     probed = [r for r in results if r.result is not None]
     if not probed:
         print(f"sse-check: nothing probed: {shown_url} answered no scenario (every one skipped)", file=sys.stderr)
@@ -208,6 +240,20 @@ def _unreachable(results: list[prober.ScenarioResult]) -> str | None:
         return None
     detail = str(sent[0].meta["ending"].get("detail") or sent[0].ending) if sent[0].meta else ""
     return detail + (" (is the server running, on this port?)" if "refused" in detail.lower() else "")
+
+
+def _interrupt_note(stop: prober.Interrupted, total: int) -> str:
+    import signal
+
+    name = signal.Signals(stop.signum).name
+    ended = [r for r in stop.results if r.ending != "interrupted"]
+    cut = [r for r in stop.results if r.ending == "interrupted"]
+    note = f"interrupted by {name}: {len(ended)} of {total} scenario(s) ended"
+    for outcome in cut:
+        note += f"; {outcome.scenario.name} was cut short"
+        if outcome.saved is not None:
+            note += f" (partial capture kept: {outcome.saved})"
+    return note
 
 
 def _config(args: argparse.Namespace) -> prober.ProbeConfig:
@@ -352,65 +398,100 @@ def http_line(info: dict[str, Any]) -> Text:
 
 
 class ProbeTextReporter(TextReporter):
-    """lint's text report, with an HTTP line under each scenario's header and a probe summary table."""
+    """lint's text report, one line per scenario as it ends (with its HTTP facts), and a table of the
+    exchanges at the end. A failing scenario also gets its timings under the line."""
 
-    def file(self, name: str, result: LintResult) -> None:
+    noun = "scenario"
+
+    def facts(self, result: LintResult) -> str:
+        return exchange_facts(getattr(result, "http", None) or {}, result)
+
+    def details(self, name: str, result: LintResult) -> None:
         info = getattr(result, "http", None)
-        console = self.console
-        original = console.print
-
-        def header_then_http(*args: Any, **kwargs: Any) -> None:
-            console.print = original  # type: ignore[method-assign]
-            original(*args, **kwargs)
-            if info:
-                original(http_line(info))
-
-        console.print = header_then_http  # type: ignore[method-assign]
-        try:
-            super().file(name, result)
-        finally:
-            console.print = original  # type: ignore[method-assign]
+        if info and (self.failed(result) or info.get("partial")):
+            self.console.print(http_line(info))
 
     def finish(self, summary: Summary) -> None:
         c = self.console
         skipped = self.options.extra.get("skipped") or []
-        if len(self.rows) + len(skipped) > 1:
-            table = Table(title="summary", box=None, pad_edge=False)
-            # Names and endings fold on a narrow terminal; numbers never do.
-            table.add_column("scenario", overflow="fold")
-            table.add_column("verdict", no_wrap=True)
-            table.add_column("HTTP", no_wrap=True)
-            table.add_column("ended", overflow="fold")
-            for column in ("TTFB", "1st delta", "max gap", "total"):
-                table.add_column(column, no_wrap=True, min_width=6)
-            table.add_column("error/warning/info", justify="right", overflow="fold")
-            for name, result in self.rows:
-                info = getattr(result, "http", {}) or {}
-                timings = info.get("timings") or {}
-                failed = any(f.severity >= self.options.fail_on for f in result.findings)
-                table.add_row(
-                    name,
-                    Text("FAIL", style="bold red") if failed else Text("ok", style="green"),
-                    str(info.get("status") if info.get("status") is not None else "–"),
-                    str((info.get("ending") or {}).get("kind", "–")),
-                    _time(timings.get("first_byte")), _time(timings.get("first_delta")),
-                    _time(timings.get("largest_gap")), _time(timings.get("total")),
-                    f"{result.count(Severity.ERROR)}/{result.count(Severity.WARNING)}/{result.count(Severity.INFO)}",
-                )
-            for entry in skipped:
-                table.add_row(entry["scenario"], Text("skip", style="yellow"), *["–"] * 6, "")
-            c.print(table)
+        if not self.options.quiet:
+            if self.deviations:
+                self.print_deviations()
+            if self.totals and len(self.rows) > 1:
+                self.print_totals()
+            if len(self.rows) + len(skipped) > 1:
+                c.print()
+                c.print(self.exchanges_table(skipped))
         for entry in skipped:
             c.print(Text(f"skipped {entry['scenario']}: {entry['reason']}", style="yellow"))
         for error in summary.io_errors:
             c.print(Text(f"error: {error}", style="bold red"))
+        if self.options.extra.get("interrupted"):
+            c.print(Text(self.options.extra["interrupted"], style="bold yellow"))
         target = self.options.extra.get("target") or {}
-        c.print(f"probed {target.get('url', '?')} (model {target.get('model', '?')})")
-        c.print(
-            f"{summary.files} scenario(s): {summary.failed_files} failed at --fail-on {self.options.fail_on}; "
-            f"{summary.errors} error(s), {summary.warnings} warning(s), {summary.infos} info"
-            + (f"; {len(skipped)} skipped" if skipped else "")
-        )
+        c.print(f"probed {target.get('url', '?')} (model {target.get('model', '?')}, profile {self.options.profile})")
+        self.print_summary(summary)
+
+    def summary_extra(self) -> str:
+        skipped = self.options.extra.get("skipped") or []
+        return f"; {len(skipped)} skipped" if skipped else ""
+
+    def exchanges_table(self, skipped: list[dict[str, Any]]) -> Table:
+        """One row per scenario: verdict, status, timings, findings. Fits 80 columns with the built-in
+        scenario names, which are never cut; the ending gets a column only when one did not complete."""
+        endings = [str(((getattr(r, "http", {}) or {}).get("ending") or {}).get("kind", "–")) for _, r in self.rows]
+        show_ending = any(e != "complete" for e in endings)
+        table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
+        table.add_column("scenario", no_wrap=True)
+        table.add_column("verdict", no_wrap=True)
+        table.add_column("HTTP", no_wrap=True)
+        if show_ending:
+            table.add_column("ended", overflow="fold")
+        for column in ("TTFB", "delta", "gap", "total"):
+            table.add_column(column, no_wrap=True, justify="right")
+        table.add_column("e/w/i", justify="right", no_wrap=True)
+        for (name, result), ending in zip(self.rows, endings):
+            info = getattr(result, "http", {}) or {}
+            timings = info.get("timings") or {}
+            status = info.get("status")
+            row: list[Any] = [name, verdict_text(self.failed(result)), str(status if status is not None else "–")]
+            if show_ending:
+                row.append(ending)
+            row += [_time(timings.get("first_byte")), _time(timings.get("first_delta")),
+                    _time(timings.get("largest_gap")), _time(timings.get("total")),
+                    f"{result.count(Severity.ERROR)}/{result.count(Severity.WARNING)}/{result.count(Severity.INFO)}"]
+            table.add_row(*row)
+        for entry in skipped:
+            table.add_row(entry["scenario"], Text("skip", style="yellow"), *["–"] * (6 + show_ending), "")
+        return table
+
+
+def exchange_facts(info: dict[str, Any], result: LintResult) -> str:
+    """A scenario's one line: what came back and how it ended, in words."""
+    status = info.get("status")
+    ending = info.get("ending") or {}
+    kind = ending.get("kind", "complete")
+    if status is None:
+        detail = ending.get("detail") or ""
+        return f"no response: {kind}" + (f" ({detail})" if detail else "")
+    # A stream says its status only when it is not the 200 it should be (the table has every status).
+    parts = [] if result.events and status == 200 else [f"HTTP {status}"]
+    if result.events:
+        parts.append(f"{result.events} events")
+        parts.append(result.terminal or "no terminal event")
+    else:
+        content_type = (info.get("content_type") or "no content type").split(";")[0].strip()
+        body = "JSON" if content_type.endswith("json") else content_type
+        expect = info.get("expect")
+        if expect == "error" and status >= 400:
+            parts.append(f"{body} error, as expected")
+        elif expect == "nonstream":
+            parts.append(f"{body} answer (not streamed, as asked)")
+        else:
+            parts.append(f"{content_type}, {result.bytes} bytes, no events")
+    if kind != "complete":
+        parts.append(f"ended: {kind}")
+    return " · ".join(parts)  # the timings are in the table at the end (and under a failing scenario)
 
 
 class ProbeJsonReporter(JsonReporter):

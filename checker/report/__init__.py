@@ -38,6 +38,10 @@ class ReportOptions:
     fail_on: Severity
     color: str = "auto"  # auto | always | never
     timeline: bool = False
+    # Text report: only failing captures and the summary (--quiet); the lowest severity displayed (--show).
+    # Neither changes what is counted or the exit code.
+    quiet: bool = False
+    show: Severity = Severity.INFO
     # The client-compatibility matrix per capture (checker.compat), in text and JSON.
     clients: bool = False
     # Real clients' outcomes per capture name: {name: {client: checker.oracles.Outcome}} (--oracle).
@@ -55,6 +59,8 @@ class Summary:
     io_errors: list[str] = field(default_factory=list)
     # Findings hidden by --baseline (known debt): not counted above, not failing the run.
     baselined: int = 0
+    # "N of M baseline entries matched", so that a baseline matching nothing cannot pass unnoticed.
+    baseline_note: str = ""
 
     def add(self, result: LintResult, fail_on: Severity) -> bool:
         """Count one result; True when it fails the run."""

@@ -11,6 +11,7 @@ and ``,`` in properties).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import IO
 
 from checker.engine import LintResult
@@ -29,7 +30,8 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(name: str, finding: Finding) -> str:
+def annotation(name: str | None, finding: Finding, *, line: int | None = None) -> str:
+    """One workflow command; ``name`` is the file it points at (None: an annotation on the run, no file)."""
     pos = finding.position
     title = f"{finding.code} {finding.name}"
     message = finding.message
@@ -41,7 +43,9 @@ def annotation(name: str, finding: Finding) -> str:
         message += f"\nknown deviation: {finding.known_deviation}"
     elif finding.clients:
         message += f"\nbreaks: {', '.join(finding.clients)}"
-    props = f"file={escape_property(name)},line={max(1, pos.line)},title={escape_property(title)}"
+    props = f"title={escape_property(title)}"
+    if name is not None:
+        props = f"file={escape_property(name)},line={line or max(1, pos.line)},{props}"
     return f"::{COMMAND[finding.severity]} {props}::{escape_data(message)}"
 
 
@@ -58,9 +62,10 @@ class GithubReporter:
         failed = any(f.severity >= self.options.fail_on for f in result.findings)
         write(f"{'FAIL' if failed else 'ok'} {name} ({result.events} events, profile {result.profile})\n")
         quiet: list[Finding] = []
+        target, line = self.file_of(name, result)
         for finding in result.findings:
             if finding.severity >= Severity.WARNING or finding.severity >= self.options.fail_on:
-                write(annotation(name, finding) + "\n")
+                write(annotation(target, finding, line=line) + "\n")
             else:
                 quiet.append(finding)
         if quiet:
@@ -69,6 +74,20 @@ class GithubReporter:
             for finding in quiet:
                 write(f"{finding_line(finding)}\n")
             write("::endgroup::\n")
+
+    def file_of(self, name: str, result: LintResult) -> tuple[str | None, int | None]:
+        """The file an annotation points at: a capture is its own file. A probe scenario is the capture
+        ``--save`` wrote, else the scenario file it came from, else none (an annotation on the run: GitHub
+        drops one whose file is not in the repository), with the line to point at (None: the finding's)."""
+        info = getattr(result, "http", None)
+        if info is None:
+            return name, None
+        saved, source = info.get("saved"), info.get("source")
+        if saved and Path(saved).is_file():
+            return str(saved), None
+        if source and Path(source).is_file():
+            return str(source), 1  # the finding's line is in the body, not in the request's file
+        return None, None
 
     def finish(self, summary: Summary) -> None:
         for message in summary.io_errors:

@@ -38,6 +38,8 @@ class MarkdownReporter:
         self.stream = stream
         self.options = options
         self.rows: list[tuple[str, LintResult, bool]] = []
+        # A probe reports scenarios, lint captures.
+        self.noun = "scenario" if options.command == "probe" else "capture"
 
     def start(self) -> None:
         pass
@@ -56,7 +58,7 @@ class MarkdownReporter:
             f"{summary.errors} error(s), {summary.warnings} warning(s), {summary.infos} info."
             + (f" {summary.baselined} finding(s) hidden by the baseline." if summary.baselined else ""),
             "",
-            "| capture | verdict | error | warning | info | rules |",
+            f"| {self.noun} | verdict | error | warning | info | rules |",
             "|---|---|--:|--:|--:|---|",
         ]
         for name, result, failed in self.rows:
@@ -83,7 +85,7 @@ class MarkdownReporter:
         self.stream.write("\n".join(lines) + "\n")
 
     def _table(self, findings: list[tuple[str, Finding]], limit: int) -> list[str]:
-        rows = ["| capture | line | code | severity | message |", "|---|--:|---|---|---|"]
+        rows = [f"| {self.noun} | line | code | severity | message |", "|---|--:|---|---|---|"]
         rows += [self._finding_row(name, f) for name, f in findings[:limit]]
         if len(findings) > limit:
             rows.append(f"| … | | | | {len(findings) - limit} more (see the full report) |")

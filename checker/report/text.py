@@ -1,9 +1,18 @@
-"""The default, human report, drawn with rich."""
+"""The default, human report, drawn with rich.
+
+Short when all is well: a passing capture is one line, the findings a profile documents as known
+deviations are grouped at the end (one line per deviation, with its count and the events it covers), and a
+run over several captures ends with totals per rule instead of a line per capture. ``--quiet`` keeps only
+failing captures and the summary; ``--show SEVERITY`` hides findings below it from the display (never from
+the counts or the exit code). Every line wraps under its own column, so the report reads at 80 columns.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import IO
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -14,84 +23,267 @@ from checker.report import ReportOptions, Summary
 from checker.report.timeline import render_timeline
 
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+# At most this many event types are named on a known deviation's line.
+EVENTS_NAMED = 2
 
 
 def where(finding: Finding) -> str:
     return finding.position.label()
 
 
+def shorten_left(text: str, width: int) -> str:
+    """A path cut from the left to ``width`` characters (``…/rules/ITM011-x.sse``): the file name is what
+    tells captures apart."""
+    if len(text) <= width:
+        return text
+    return "…" + text[len(text) - width + 1:]
+
+
+def verdict_text(failed: bool) -> Text:
+    return Text("FAIL", style="bold red") if failed else Text("ok", style="bold green")
+
+
+def stream_facts(result: LintResult) -> str:
+    """What a capture was, in a few words: events, bytes and how it ended."""
+    if result.events == 0:
+        what = "not an event stream" if "SSE022" in result.codes() else "no events"
+        return f"{result.bytes} bytes, {what}"
+    ended = f"ended by {result.terminal}" if result.terminal else "no terminal event"  # stays in words: lint
+    return f"{result.events} events · {result.bytes} bytes · {ended}"
+
+
+@dataclass(slots=True)
+class DeviationGroup:
+    """The findings of one known deviation across the run."""
+
+    description: str
+    count: int = 0  # occurrences
+    findings: int = 0  # reported findings (a repeated message is one, with its count)
+    codes: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    captures: set[str] = field(default_factory=set)
+
+    def add(self, name: str, finding: Finding) -> None:
+        self.count += finding.occurrences
+        self.findings += 1
+        if finding.code not in self.codes:
+            self.codes.append(finding.code)
+        event = finding.position.event_type
+        if event and event not in self.events:
+            self.events.append(event)
+        self.captures.add(name)
+
+
+@dataclass(slots=True)
+class RuleTotal:
+    code: str
+    name: str
+    severity: Severity
+    findings: int = 0
+    occurrences: int = 0
+    captures: set[str] = field(default_factory=set)
+
+
 class TextReporter:
+    # What a capture is called in the summary ("capture", "scenario").
+    noun = "capture"
+
     def __init__(self, stream: IO[str], options: ReportOptions) -> None:
         self.console = make_console(stream, options.color)
         self.options = options
         self.rows: list[tuple[str, LintResult]] = []
+        self.deviations: dict[str, DeviationGroup] = {}
+        self.totals: dict[str, RuleTotal] = {}
+        self.not_shown = 0
 
     def start(self) -> None:
         pass
 
+    # -- one capture --------------------------------------------------------------------------------------
+
+    def failed(self, result: LintResult) -> bool:
+        return any(f.severity >= self.options.fail_on for f in result.findings)
+
+    def threshold(self) -> Severity:
+        """The lowest severity displayed: --show, and in --quiet mode only what fails the run."""
+        if self.options.quiet:
+            return max(self.options.show, self.options.fail_on)
+        return self.options.show
+
+    def split(self, name: str, result: LintResult) -> tuple[list[Finding], int]:
+        """The findings to list under a capture, and how many known deviations were set aside (grouped at the
+        end); counts the run's per-rule totals and deviation groups on the way."""
+        shown: list[Finding] = []
+        grouped = 0
+        threshold = self.threshold()
+        for finding in result.findings:
+            if finding.severity < threshold:
+                self.not_shown += 1
+                continue
+            if finding.known_deviation and finding.severity == Severity.INFO:
+                group = self.deviations.get(finding.known_deviation)
+                if group is None:
+                    group = self.deviations[finding.known_deviation] = DeviationGroup(finding.known_deviation)
+                group.add(name, finding)
+                grouped += 1
+                continue
+            total = self.totals.get(finding.code)
+            if total is None:
+                total = self.totals[finding.code] = RuleTotal(finding.code, finding.name, finding.severity)
+            total.severity = max(total.severity, finding.severity)
+            total.findings += 1
+            total.occurrences += finding.occurrences
+            total.captures.add(name)
+            shown.append(finding)
+        return shown, grouped
+
+    def facts(self, result: LintResult) -> str:
+        return stream_facts(result)
+
     def file(self, name: str, result: LintResult) -> None:
         self.rows.append((name, result))
-        c = self.console
-        failed = any(f.severity >= self.options.fail_on for f in result.findings)
-        verdict = Text("FAIL", style="bold red") if failed else Text("ok", style="bold green")
-        header = Text.assemble(
-            verdict, " ", (name, "bold"),
-            f"  ({result.events} events, {result.bytes} bytes, profile {result.profile}, "
-            f"ended by {result.terminal or 'no terminal event'})",
-        )
-        c.print(header)
-        for f in result.findings:
-            line = Text("  ")
-            line.append(f"{f.code:<7}", style=SEVERITY_STYLE[f.severity])
-            line.append(f"{str(f.severity):<8}", style=SEVERITY_STYLE[f.severity])
-            line.append(f"{where(f):<16}", style="dim")
-            line.append(f.message)
-            if f.occurrences > 1:
-                line.append(f"  (×{f.occurrences})", style="dim")
-            c.print(line)
-            # One dim line of context: the event, and who breaks (or the documented deviation).
-            context = [f"event {f.position.event_type}"] if f.position.event_type else []
-            if f.known_deviation:
-                context.append(f"known deviation: {f.known_deviation}")
-            elif f.clients and f.severity > Severity.INFO:
-                context.append(f"breaks: {', '.join(f.clients)}")
-            if context:
-                c.print(Text(f"{'':25}{' · '.join(context)}", style="dim"))
+        failed = self.failed(result)
+        shown, grouped = self.split(name, result)
+        if self.options.quiet and not failed:
+            return
+        facts = self.facts(result)
+        if grouped:
+            facts += f" · {grouped} known deviation{'s' if grouped != 1 else ''}"
+        self.header(verdict_text(failed), name, facts)
+        self.details(name, result)
+        if shown:
+            findings_table(self.console, shown)
         if self.options.timeline and result.trace is not None:
-            render_timeline(c, result)
+            render_timeline(self.console, result)
         if self.options.clients:
             from checker.compat import matrix
             from checker.report.clients_table import render_matrix
 
-            render_matrix(c, matrix(result), result, self.options.oracles.get(name))
-        c.print()
+            render_matrix(self.console, matrix(result), result, self.options.oracles.get(name))
+        if shown or self.options.timeline or self.options.clients:
+            self.console.print()
+        self.console.file.flush()
+
+    def header(self, verdict: Text, name: str, facts: str) -> None:
+        """``ok NAME  facts`` on one line; on a narrow terminal the facts wrap under the name."""
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)
+        grid.add_column(overflow="fold")
+        grid.add_row(verdict, Text.assemble((name, "bold"), "  ", (facts, "dim")))
+        self.console.print(grid)
+
+    def details(self, name: str, result: LintResult) -> None:
+        """Lines under a capture's header, before its findings (the probe's HTTP facts)."""
+
+    # -- the end ------------------------------------------------------------------------------------------
 
     def finish(self, summary: Summary) -> None:
         c = self.console
-        if len(self.rows) > 1:
-            table = Table(title="summary", show_lines=False, box=None, pad_edge=False)
-            table.add_column("capture")
-            table.add_column("verdict")
-            table.add_column("error", justify="right")
-            table.add_column("warning", justify="right")
-            table.add_column("info", justify="right")
-            table.add_column("rules")
-            for name, result in self.rows:
-                failed = any(f.severity >= self.options.fail_on for f in result.findings)
-                table.add_row(
-                    name,
-                    Text("FAIL", style="bold red") if failed else Text("ok", style="green"),
-                    str(result.count(Severity.ERROR)),
-                    str(result.count(Severity.WARNING)),
-                    str(result.count(Severity.INFO)),
-                    " ".join(result.codes()),
-                )
-            c.print(table)
+        if not self.options.quiet:
+            if self.deviations:
+                self.print_deviations()
+            if len(self.rows) > 1 and self.totals:
+                self.print_totals()
+            if self.deviations or (len(self.rows) > 1 and self.totals):
+                c.print()
         for error in summary.io_errors:
             c.print(Text(f"error: {error}", style="bold red"))
+        self.print_summary(summary)
+
+    def print_deviations(self) -> None:
+        c = self.console
+        c.print()
+        groups = sorted(self.deviations.values(), key=lambda g: -g.count)
+        total = sum(g.count for g in groups)
+        records = sum(g.findings for g in groups)
+        c.print(Text(f"known deviations of profile {self.options.profile}, as documented: {records} info "
+                     f"finding(s), {total} occurrence(s)", style="bold"))
+        grid = Table.grid(padding=(0, 1))
+        counts = [f"  ×{g.count}" for g in groups]
+        codes = [" ".join(g.codes) for g in groups]
+        grid.add_column(no_wrap=True, justify="right", min_width=max(map(len, counts)))
+        grid.add_column(no_wrap=True, min_width=max(map(len, codes)))
+        grid.add_column(overflow="fold", ratio=1)
+        for group in groups:
+            # The events it covers: named when they are few, counted when they are many.
+            events = [e.removeprefix("response.") for e in group.events]
+            covers = ("on " + ", ".join(events)) if len(events) <= EVENTS_NAMED else f"on {len(events)} event types"
+            where = []
+            if len(self.rows) > 1:
+                where.append(f"{len(group.captures)} {self.noun}{'s' if len(group.captures) != 1 else ''}")
+            if events:
+                where.append(covers)
+            text = Text(_deviation_what(group.description))
+            if where:
+                text.append(" · " + " · ".join(where), style="dim")
+            grid.add_row(Text(f"  ×{group.count}", style="cyan"), Text(" ".join(group.codes), style="cyan"), text)
+        c.print(grid)
+
+    def print_totals(self) -> None:
+        self.console.print()
+        table = Table(title="findings by rule", title_justify="left", box=None, pad_edge=False, padding=(0, 2, 0, 0))
+        table.add_column("rule", no_wrap=True)
+        table.add_column("severity", no_wrap=True)
+        table.add_column("findings", justify="right", no_wrap=True)
+        table.add_column(f"{self.noun}s", justify="right", no_wrap=True)
+        table.add_column("name", overflow="fold")
+        for total in sorted(self.totals.values(), key=lambda t: (-t.severity, -len(t.captures), t.code)):
+            count = str(total.findings) + (f" (×{total.occurrences})" if total.occurrences > total.findings else "")
+            table.add_row(Text(total.code, style=SEVERITY_STYLE[total.severity]), str(total.severity), count,
+                          str(len(total.captures)), total.name)
+        self.console.print(table)
+
+    def print_summary(self, summary: Summary) -> None:
+        c = self.console
+        noun = "capture(s)" if self.noun == "capture" else f"{self.noun}(s)"
         c.print(
-            f"{summary.files} capture(s): {summary.failed_files} failed at --fail-on {self.options.fail_on}; "
+            f"{summary.files} {noun}: {summary.failed_files} failed at --fail-on {self.options.fail_on}; "
             f"{summary.errors} error(s), {summary.warnings} warning(s), {summary.infos} info"
+            + self.summary_extra()
         )
+        notes = []
+        if self.not_shown and not self.options.quiet:
+            notes.append(f"{self.not_shown} finding(s) below --show {self.options.show} not shown")
         if summary.baselined:
-            c.print(Text(f"{summary.baselined} finding(s) hidden by the baseline", style="dim"))
+            notes.append(f"{summary.baselined} finding(s) hidden by the baseline")
+        if summary.baseline_note:
+            notes.append(summary.baseline_note)
+        for note in notes:
+            c.print(Text(note, style="dim"))
+        c.file.flush()
+
+    def summary_extra(self) -> str:
+        return ""
+
+
+def _deviation_what(description: str) -> str:
+    """``llama.cpp (captures README): no event carries output_index`` → what deviates (the profile, named in
+    the section's title, documents the source)."""
+    source, sep, what = description.partition(": ")
+    return what if sep else description
+
+
+def findings_table(console: Console, findings: list[Finding]) -> None:
+    """One row per finding: code, severity, position, then the message with a dim line of context (the event,
+    who breaks, or the documented deviation) under it. The message column wraps within itself."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)  # indent
+    grid.add_column(no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold", ratio=1)
+    for f in findings:
+        style = SEVERITY_STYLE[f.severity]
+        message = Text(f.message)
+        if f.occurrences > 1:
+            message.append(f"  (×{f.occurrences})", style="dim")
+        context = [f"event {f.position.event_type}"] if f.position.event_type else []
+        if f.known_deviation:
+            context.append(f"known deviation: {f.known_deviation}")
+        elif f.clients and f.severity > Severity.INFO:
+            context.append(f"breaks: {', '.join(f.clients)}")
+        if context:
+            message.append("\n" + " · ".join(context), style="dim")
+        grid.add_row(" ", Text(f.code, style=style), Text(str(f.severity), style=style),
+                     Text(where(f), style="dim"), message)
+    console.print(grid)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.clients import CLIENTS
-from checker.findings import Finding, Position, Severity
+from checker.findings import QUOTE_CAP, Finding, Position, Severity, safe_text
 
 # Family prefix -> (title, one-line scope). Order is the documentation order.
 FAMILIES: dict[str, tuple[str, str]] = {
@@ -61,7 +61,9 @@ class Rule:
             code=self.code,
             name=self.name,
             severity=self.severity,
-            message=self.message.format(**fields),
+            # Quoted input is capped and every control character escaped, whatever a rule passes in.
+            message=safe_text(self.message.format(
+                **{k: safe_text(v, QUOTE_CAP) if isinstance(v, str) else v for k, v in fields.items()})),
             position=position,
             clients=self.clients,
             pointer=pointer,

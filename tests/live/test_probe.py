@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -256,12 +257,29 @@ def test_text_report_has_a_timing_line_per_scenario_and_a_summary(llama_server: 
     proc = run("probe", llama_server.url, "--model", "m", "-s", "plain_text,invalid_model", "--profile", "llama.cpp")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    assert "ok plain_text" in out and "ok invalid_model" in out
+    # One line per scenario, in words; the timings in the table at the end.
+    assert "ok plain_text  30 events · response.completed · 27 known deviations" in out
+    assert "ok invalid_model  HTTP 400 · JSON error, as expected" in out
+    assert "ended by no terminal event" not in out and " 0 events" not in out
+    table = out[out.index("\nscenario ") + 1:]
+    assert table.split("\n")[0].split() == ["scenario", "verdict", "HTTP", "TTFB", "delta", "gap", "total", "e/w/i"]
+    assert table.split("\n")[1].split()[:3] == ["plain_text", "ok", "200"]
+    assert f"probed {llama_server.url}/v1/responses (model m, profile llama.cpp)" in out
+    assert "2 scenario(s): 0 failed at --fail-on warning" in out
+    # The known deviations are grouped: one line each, with the count and the events it covers.
+    assert "known deviations of profile llama.cpp" in out
+    assert re.search(r"×\d+ LIF015 no event carries sequence_number · 1 scenario · on \d+ event types", out)
+    assert out.count("no event carries sequence_number") == 1
+
+
+def test_a_failing_scenario_shows_its_http_facts_and_findings(llama_server: ServerProcess) -> None:
+    proc = run("probe", llama_server.url, "--model", "m", "-s", "plain_text", "--profile", "openai")
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout
+    assert out.startswith("FAIL plain_text  30 events · response.completed\n")
     assert "  HTTP 200 text/event-stream · 5669 bytes, 30 events · ended: complete" in out
     assert "  TTFB " in out and "first delta" in out and "largest gap" in out
-    assert "HTTP 400 application/json" in out and "replayed from capture error_previous_response_id" in out
-    assert "summary" in out and f"probed {llama_server.url}/v1/responses (model m)" in out
-    assert "2 scenario(s): 0 failed at --fail-on warning" in out
+    assert re.search(r"^  LIF015 error +1:0 #0 +response.created has no sequence_number$", out, re.M)
 
 
 # Per-scenario faults (scenario files with an X-SSE-Check-Fault header, all answered from plain_text) and

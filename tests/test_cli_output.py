@@ -1,0 +1,161 @@
+"""The text report as a user reads it: the real CLI as a subprocess, at 80 columns and wider, into a file.
+
+Short when all is well (a passing capture is one line, known deviations one line each), --quiet and --show
+change the display and never the exit code, a run over several captures ends with totals per rule,
+non-event-stream input is one finding, and no control character reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LLAMA = Path("captures") / "llama.cpp"  # relative: the CLI runs in ROOT and reports the names as given
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def lint(*args: str, columns: int | None = None, stdin: bytes | None = None,
+         cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("COLUMNS", None)
+    if columns is not None:
+        env["COLUMNS"] = str(columns)
+    proc = subprocess.run([sys.executable, "-m", "checker", "lint", *args], capture_output=True, cwd=cwd,
+                          env=env, input=stdin, timeout=120)
+    out = subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+    assert "Traceback" not in out.stderr + out.stdout, out.stderr
+    return out
+
+
+def test_at_80_columns_lines_fit_and_wrapped_lines_keep_their_indent() -> None:
+    proc = lint(str(LLAMA / "reasoning_one_call.sse"), columns=80)
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert max(map(len, lines)) <= 80
+    assert not [line for line in lines if line != line.rstrip()]
+    # A finding's message that wraps continues under the message column, never at column 0.
+    first = next(i for i, line in enumerate(lines) if line.startswith("  SCH002 error"))
+    column = lines[first].index("response.created response object")
+    assert lines[first + 1].startswith(" " * column) and lines[first + 1][column] != " "
+    assert all(line.startswith((" ", "FAIL ", "1 capture(s)")) or not line for line in lines)
+    wide = lint(str(LLAMA / "reasoning_one_call.sse"), columns=160)
+    assert max(map(len, wide.stdout.splitlines())) > 80  # the width follows the terminal
+
+
+def test_output_written_with_o_is_not_hard_wrapped_and_has_no_trailing_blanks(tmp_path: Path) -> None:
+    report = tmp_path / "report.txt"
+    proc = lint(str(LLAMA / "reasoning_one_call.sse"), str(Path("captures") / "conforming"), "-o", str(report),
+                columns=80)  # COLUMNS is for the terminal, not for a file
+    assert proc.returncode == 1 and proc.stdout == ""
+    text = report.read_text()
+    lines = text.splitlines()
+    assert not [line for line in lines if line != line.rstrip()]
+    long_message = [line for line in lines if "missing required properties 'created_at', 'error'" in line]
+    assert long_message and "and 7 more" in long_message[0]  # the whole message on its line
+    assert max(map(len, lines)) > 120
+
+
+def test_a_passing_capture_is_one_line_and_known_deviations_are_grouped() -> None:
+    proc = lint(str(LLAMA), "--profile", "llama.cpp", columns=140)
+    lines = proc.stdout.splitlines()
+    assert "ok captures/llama.cpp/plain_text.sse  30 events · 5669 bytes · ended by response.completed · " \
+           "27 known deviations" in lines
+    start = lines.index(next(line for line in lines if line.startswith("known deviations of profile llama.cpp")))
+    grouped = [line for line in lines[start + 1:] if line.startswith("  ") and "×" in line]
+    # one line per deviation: its count, its rule and the events it covers, never one line per finding
+    assert len(grouped) == len({line.split(" ", 4)[-1] for line in grouped}) >= 10
+    assert any(re.match(r"\s+×233 LIF015 no event carries sequence_number · 8 captures · on 11 event types$", line)
+               for line in grouped)
+    assert any(line.endswith("SCH008 text events lack logprobs · 6 captures · on output_text.delta, "
+                             "output_text.done") for line in grouped)
+    assert len(lines) < 45
+
+
+def test_quiet_and_show_filter_the_display_without_changing_the_exit_code() -> None:
+    captures = [str(LLAMA / "reasoning_one_call.sse"), str(Path("captures") / "conforming" / "text.sse")]
+    full = lint(*captures)
+    quiet = lint(*captures, "--quiet")
+    errors = lint(*captures, "--show", "error")
+    assert full.returncode == quiet.returncode == errors.returncode == 1
+    summary = "2 capture(s): 1 failed at --fail-on warning; 18 error(s), 4 warning(s), 0 info"
+    assert summary in full.stdout and summary in quiet.stdout and summary in errors.stdout
+    assert "ok captures/conforming/text.sse" in full.stdout and "text.sse" not in quiet.stdout
+    assert "findings by rule" in full.stdout and "findings by rule" not in quiet.stdout
+    assert re.search(r"^  ITM011 warning", full.stdout, re.M) and not re.search(r"^  \w+ +warning", errors.stdout,
+                                                                                re.M)
+    assert "4 finding(s) below --show error not shown" in errors.stdout
+    # --show info on a clean run changes nothing; --show error does not make a failing run pass
+    assert lint(str(LLAMA / "reasoning_one_call.sse"), "--show", "error", "--fail-on", "warning").returncode == 1
+
+
+def test_a_run_over_several_captures_ends_with_totals_per_rule() -> None:
+    proc = lint(str(Path("captures") / "real-world"), columns=80)
+    lines = proc.stdout.splitlines()
+    start = lines.index("findings by rule")
+    header = lines[start + 1].split()
+    assert header == ["rule", "severity", "findings", "captures", "name"]
+    rows = {line.split()[0]: line.split() for line in lines[start + 2:] if re.match(r"[A-Z]{3}\d{3} ", line)}
+    assert rows["LIF015"][1] == "error" and rows["LIF006"][-1] == "missing-terminal-event"
+    assert max(map(len, lines)) <= 80
+
+
+def test_a_png_or_a_markdown_page_is_one_finding() -> None:
+    for path, kind in ((Path("docs") / "report.png", "a PNG image"), (Path("README.md"), "plain text")):
+        proc = lint(str(path), columns=80)
+        assert proc.returncode == 1
+        lines = proc.stdout.splitlines()
+        assert len(lines) <= 8, proc.stdout
+        assert f"the body is {kind}" in proc.stdout and proc.stdout.count("SSE022") == 1
+        assert not CONTROL.search(proc.stdout)
+
+
+def test_control_characters_are_escaped_and_quoted_input_is_capped() -> None:
+    body = b"\x1b[2J\x1b]0;pwned\x07" + b"x" * 5000 + b"\n" * 2
+    proc = lint("-", stdin=body)
+    assert proc.returncode == 1
+    assert not CONTROL.search(proc.stdout), proc.stdout
+    assert "\\x1b[2J" in proc.stdout and max(map(len, proc.stdout.splitlines())) < 400
+    # inside an event stream too: an unknown field name with an escape sequence in it
+    stream = (ROOT / LLAMA / "plain_text.sse").read_bytes().replace(b"event: response.created", b"ev\x1b[31ment: x", 1)
+    proc = lint("-", stdin=stream)
+    assert not CONTROL.search(proc.stdout) and "\\x1b[31m" in proc.stdout
+
+
+def test_a_capture_that_is_not_a_stream_reads_as_what_it_is() -> None:
+    proc = lint(str(Path("captures") / "llama.cpp-probe" / "plain_text_nonstream.sse"), "--profile", "llama.cpp")
+    assert "611 bytes, no events" in proc.stdout and "ended by no terminal event" not in proc.stdout
+
+
+def test_a_baseline_matches_whatever_the_working_directory(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "streams").mkdir(parents=True)
+    (project / "ci").mkdir()
+    capture = project / "streams" / "one.sse"
+    capture.write_bytes((ROOT / LLAMA / "reasoning_one_call.sse").read_bytes())
+    baseline = project / "ci" / "baseline.json"
+    # written from the project's root: exit 0, and no failing report for today's findings
+    wrote = lint("streams/one.sse", "--write-baseline", "ci/baseline.json", cwd=project)
+    assert wrote.returncode == 0, wrote.stderr
+    assert "FAIL" not in wrote.stdout and "ok streams/one.sse" in wrote.stdout
+    assert "22 finding(s) hidden by the baseline" in wrote.stdout
+    assert wrote.stderr.startswith("sse-check: wrote ci/baseline.json: 22 finding(s)")
+    entries = {e["scenario"] for e in json.loads(baseline.read_text())["findings"]}
+    assert entries == {"../streams/one.sse"}  # relative to the baseline file, not to the working directory
+    # read from elsewhere: from the streams folder, and with absolute paths from anywhere
+    for cwd, path, base in ((project / "streams", "one.sse", "../ci/baseline.json"),
+                            (tmp_path, str(capture), str(baseline))):
+        proc = lint(path, "--baseline", base, cwd=cwd)
+        assert proc.returncode == 0, (cwd, proc.stdout)
+        assert "22 finding(s) hidden by the baseline" in proc.stdout
+        assert "22 of 22 baseline entries matched" in proc.stdout
+    # a baseline for other captures cannot pass in silence
+    other = project / "streams" / "other.sse"
+    other.write_bytes((ROOT / LLAMA / "plain_text.sse").read_bytes())
+    proc = lint("streams/other.sse", "--baseline", "ci/baseline.json", cwd=project)
+    assert proc.returncode == 1 and "0 of 22 baseline entries matched" in proc.stdout
+    assert "warning: --baseline ci/baseline.json: 0 of 22 baseline entries matched" in proc.stderr
