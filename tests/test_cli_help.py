@@ -166,3 +166,22 @@ def test_make_alone_lists_the_targets() -> None:
     listed = re.findall(r"^  (\S+) +\S", make.stdout, re.M)
     assert listed == phony.group(1).split(), make.stdout
     assert all(len(line) <= 80 for line in make.stdout.splitlines())
+
+
+def test_rules_code_renders_its_message_and_shows_it_on_its_example() -> None:
+    text = " ".join(run("rules", "ITM011").stdout.split())
+    assert "message: <later_type> item <later> added while <earlier_type> item <earlier> is not done" in text
+    assert "On its example it reads: function_call item 'fc_" in text
+    assert "{later" not in text
+
+
+def test_rules_family_and_prefix_list_their_rules() -> None:
+    from checker.rules import RULES
+
+    for prefix in ("ITM", "itm", "RPL1", "SSE00"):
+        proc = run("rules", prefix)
+        assert proc.returncode == 0, proc.stderr
+        listed = re.findall(r"^([A-Z]{3}\d{3}) ", proc.stdout, re.M)
+        assert listed and set(listed) == {c for c in RULES if c.startswith(prefix.upper())}, prefix
+    proc = run("rules", "XYZ")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no rule 'XYZ'" in proc.stderr

@@ -80,6 +80,7 @@ def test_rules_code_shows_its_example_and_a_readable_message(installed: Path) ->
     assert "captures/rules/ITM011-interleaved-items.sse" in text
     assert "response.output_item.added" in text  # the excerpt itself
     assert "<later_type> item <later> added while" in " ".join(text.split())
+    assert "On its example it reads: function_call item" in " ".join(text.split())
     assert "{" not in text.split("What it does")[0], "the message template is rendered"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from rich.markdown import Markdown
 from rich.table import Table
@@ -52,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(_rule_dict(rule), indent=2))
             return 0
         else:
-            console.print(Markdown(render_rule(rule, examples_root())))
+            root = examples_root()
+            console.print(Markdown(render_rule(rule, root, seen=_message_on_example(rule, root))))
             return 0
     if args.format == "json":
         print(json.dumps([_rule_dict(r) for r in rules], indent=2))
@@ -70,6 +72,33 @@ def run(args: argparse.Namespace) -> int:
     shown = f"{len(rules)} of {len(RULES)} rules" if len(rules) < len(RULES) else f"{len(RULES)} rules"
     console.print(f"{shown}; `sse-check rules CODE` explains one.")
     return 0
+
+
+# A message quoted from an example is cut here: some quote a whole event.
+SEEN_CHARS = 200
+
+
+def _message_on_example(rule: Rule, root: Path) -> str | None:
+    """The message the rule reports on its bad example (linted as `sse-check lint` would, under the first
+    profile where it fires), so the reader sees the template filled in; None when it cannot be shown."""
+    if not rule.bad or not rule.bad.endswith(".sse") or not (root / rule.bad).is_file():
+        return None
+    from checker.captures import read_chunks, request_for
+    from checker.commands.lint import linter_for
+    from checker.profiles import PROFILES
+
+    path = root / rule.bad
+    try:
+        for profile in PROFILES.values():
+            linter = linter_for(path, request_for(path), {"profile": profile})
+            for chunk in read_chunks(path):
+                linter.feed(chunk)
+            message = next((f.message for f in linter.close().findings if f.code == rule.code), None)
+            if message is not None:
+                return message if len(message) <= SEEN_CHARS else message[:SEEN_CHARS] + "…"
+    except (OSError, UsageError):  # an example that cannot be read: the template alone says it
+        return None
+    return None
 
 
 def _rule_dict(rule: Rule) -> dict[str, object]:

@@ -91,15 +91,17 @@ def profile_notes(rule: Rule) -> list[str]:
     return notes
 
 
-def render_rule(rule: Rule, captures: Path) -> str:
+def render_rule(rule: Rule, captures: Path, seen: str | None = None) -> str:
+    """A rule's page; ``seen``, when given, is the message as the rule reports it on its example."""
     family = FAMILIES[rule.family][0]
+    shown = f"\n\nOn its example it reads: `{seen.replace('`', chr(39))}`" if seen else ""
     clients = "\n".join(f"- `{c}`: {describe(c)}" for c in rule.clients) or "- none known to fail outright"
     sources = "\n".join(f"- {s}" for s in rule.sources)
     notes = profile_notes(rule)
     profile_text = "\n".join(f"- {n}" for n in notes) if notes else "- same in every profile"
     return f"""# {rule.code} {rule.name}
 
-Family: {family} · default severity: {rule.severity} · message: `{render_message(rule.message)}`
+Family: {family} · default severity: {rule.severity} · message: `{render_message(rule.message)}`{shown}
 
 ## What it does
 {rule.summary}
