@@ -216,21 +216,28 @@ class Stream:
         self._items += 1
         return index
 
-    def message(self, deltas: list[str], *, status: str = "completed") -> "Stream":
+    def message(self, deltas: list[str], *, status: str = "completed",
+                annotations: dict[int, dict[str, Any]] | None = None) -> "Stream":
+        """A message; ``annotations`` maps a delta count to the citation OpenAI sends after that many deltas."""
         index, item_id = self._index(), make_id("msg_", f"{self.name}/{self._items}")
         base = {"item_id": item_id, "output_index": index}
         text = "".join(deltas)
+        cited: list[dict[str, Any]] = []
         self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
                    "item": {"id": item_id, "type": "message", "status": "in_progress", "content": [],
                             "role": "assistant"}})
         self.emit({"type": "response.content_part.added", "sequence_number": self._seq(), **base,
                    "content_index": 0, "part": {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}})
-        for delta in deltas:
+        for n, delta in enumerate(deltas, start=1):
             self.emit({"type": "response.output_text.delta", "sequence_number": self._seq(), **base,
                        "content_index": 0, "delta": delta, "logprobs": []})
+            if annotations and n in annotations:
+                self.emit({"type": "response.output_text.annotation.added", "sequence_number": self._seq(), **base,
+                           "content_index": 0, "annotation_index": len(cited), "annotation": annotations[n]})
+                cited.append(annotations[n])
         self.emit({"type": "response.output_text.done", "sequence_number": self._seq(), **base,
                    "content_index": 0, "text": text, "logprobs": []})
-        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+        part = {"type": "output_text", "annotations": cited, "logprobs": [], "text": text}
         self.emit({"type": "response.content_part.done", "sequence_number": self._seq(), **base,
                    "content_index": 0, "part": part})
         item = {"id": item_id, "type": "message", "status": status, "content": [copy.deepcopy(part)],
@@ -333,6 +340,151 @@ class Stream:
         return self
 
 
+    # -- hosted tools (events in the order OpenAI sends them: see checker/hosted.py) ----------------
+
+    def _progress(self, prefix: str, base: dict[str, Any], *stages: str) -> None:
+        for stage in stages:
+            self.emit({"type": f"response.{prefix}.{stage}", "sequence_number": self._seq(), **base})
+
+    def _hosted_done(self, index: int, item: dict[str, Any]) -> None:
+        self.emit({"type": "response.output_item.done", "sequence_number": self._seq(), "output_index": index,
+                   "item": item})
+        self.done_items.append(copy.deepcopy(item))
+
+    def web_search_call(self, query: str) -> "Stream":
+        index, item_id = self._index(), make_id("ws_", f"{self.name}/{self._items}", 50)
+        base = {"output_index": index, "item_id": item_id}
+        action = {"type": "search", "query": query}
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": {"id": item_id, "type": "web_search_call", "status": "in_progress", "action": action}})
+        self._progress("web_search_call", base, "in_progress", "searching", "completed")
+        self._hosted_done(index, {"id": item_id, "type": "web_search_call", "status": "completed", "action": action})
+        return self
+
+    def code_interpreter_call(self, deltas: list[str], logs: str) -> "Stream":
+        index, item_id = self._index(), make_id("ci_", f"{self.name}/{self._items}", 50)
+        base = {"output_index": index, "item_id": item_id}
+        container = make_id("cntr_", f"{self.name}/container")
+        item: dict[str, Any] = {"id": item_id, "type": "code_interpreter_call", "status": "in_progress", "code": "",
+                                "container_id": container, "outputs": []}
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": copy.deepcopy(item)})
+        self._progress("code_interpreter_call", base, "in_progress")
+        for delta in deltas:
+            self.emit({"type": "response.code_interpreter_call_code.delta", "sequence_number": self._seq(), **base,
+                       "delta": delta})
+        code = "".join(deltas)
+        self.emit({"type": "response.code_interpreter_call_code.done", "sequence_number": self._seq(), **base,
+                   "code": code})
+        self._progress("code_interpreter_call", base, "interpreting", "completed")
+        item.update(status="completed", code=code, outputs=[{"type": "logs", "logs": logs}])
+        self._hosted_done(index, item)
+        return self
+
+    def image_generation_call(self, partials: int, result: str) -> "Stream":
+        index, item_id = self._index(), make_id("ig_", f"{self.name}/{self._items}", 50)
+        base = {"output_index": index, "item_id": item_id}
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": {"id": item_id, "type": "image_generation_call", "status": "in_progress", "result": None}})
+        self._progress("image_generation_call", base, "in_progress", "generating")
+        for n in range(partials):
+            self.emit({"type": "response.image_generation_call.partial_image", "sequence_number": self._seq(),
+                       **base, "partial_image_index": n, "partial_image_b64": result[: 8 * (n + 1)],
+                       "size": "1024x1024", "quality": "low", "background": "opaque", "output_format": "webp"})
+        self._progress("image_generation_call", base, "completed")
+        self._hosted_done(index, {"id": item_id, "type": "image_generation_call", "status": "completed",
+                                  "result": result, "size": "1024x1024", "quality": "low",
+                                  "background": "opaque", "output_format": "webp"})
+        return self
+
+    def mcp_list_tools(self, server: str, tools: list[dict[str, Any]]) -> "Stream":
+        index, item_id = self._index(), make_id("mcpl_", f"{self.name}/{self._items}", 50)
+        base = {"output_index": index, "item_id": item_id}
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": {"id": item_id, "type": "mcp_list_tools", "server_label": server, "tools": []}})
+        self._progress("mcp_list_tools", base, "in_progress", "completed")
+        self._hosted_done(index, {"id": item_id, "type": "mcp_list_tools", "server_label": server, "tools": tools})
+        return self
+
+    def mcp_call(self, server: str, name: str, deltas: list[str], output: str) -> "Stream":
+        index, item_id = self._index(), make_id("mcp_", f"{self.name}/{self._items}", 50)
+        base = {"output_index": index, "item_id": item_id}
+        item: dict[str, Any] = {"id": item_id, "type": "mcp_call", "status": "in_progress", "arguments": "",
+                                "error": None, "name": name, "output": None, "server_label": server}
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": copy.deepcopy(item)})
+        self._progress("mcp_call", base, "in_progress")
+        for delta in deltas:
+            self.emit({"type": "response.mcp_call_arguments.delta", "sequence_number": self._seq(), **base,
+                       "delta": delta})
+        self._progress("mcp_call", base, "in_progress")  # OpenAI repeats it once the arguments are in
+        arguments = "".join(deltas)
+        self.emit({"type": "response.mcp_call_arguments.done", "sequence_number": self._seq(), **base,
+                   "arguments": arguments})
+        self._progress("mcp_call", base, "completed")
+        item.update(status="completed", arguments=arguments, output=output)
+        self._hosted_done(index, item)
+        return self
+
+    def custom_tool_call(self, name: str, deltas: list[str]) -> "Stream":
+        index, item_id = self._index(), make_id("ctc_", f"{self.name}/{self._items}", 50)
+        call_id = make_call_id(f"{self.name}/{self._items}")
+        base = {"output_index": index, "item_id": item_id}
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": {"id": item_id, "type": "custom_tool_call", "call_id": call_id, "name": name,
+                            "input": ""}})
+        for delta in deltas:
+            self.emit({"type": "response.custom_tool_call_input.delta", "sequence_number": self._seq(), **base,
+                       "delta": delta})
+        text = "".join(deltas)
+        self.emit({"type": "response.custom_tool_call_input.done", "sequence_number": self._seq(), **base,
+                   "input": text})
+        self._hosted_done(index, {"id": item_id, "type": "custom_tool_call", "call_id": call_id, "name": name,
+                                  "input": text})
+        return self
+
+    def shell_call(self, commands: list[list[str]]) -> str:
+        """A shell call streaming each command (a list of deltas); returns its call_id."""
+        index, item_id = self._index(), make_id("sh_", f"{self.name}/{self._items}", 50)
+        call_id = make_call_id(f"{self.name}/{self._items}")
+        environment = {"type": "container_reference", "container_id": make_id("cntr_", f"{self.name}/container")}
+        action: dict[str, Any] = {"commands": [], "max_output_length": None, "timeout_ms": None}
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": {"id": item_id, "type": "shell_call", "status": "in_progress",
+                            "action": copy.deepcopy(action), "call_id": call_id, "environment": environment}})
+        for n, deltas in enumerate(commands):
+            base = {"command_index": n, "output_index": index}
+            self.emit({"type": "response.shell_call_command.added", "sequence_number": self._seq(), **base,
+                       "command": ""})
+            for delta in deltas:
+                self.emit({"type": "response.shell_call_command.delta", "sequence_number": self._seq(), **base,
+                           "delta": delta})
+            self.emit({"type": "response.shell_call_command.done", "sequence_number": self._seq(), **base,
+                       "command": "".join(deltas)})
+            action["commands"].append("".join(deltas))
+        self._hosted_done(index, {"id": item_id, "type": "shell_call", "status": "completed", "action": action,
+                                  "call_id": call_id, "environment": environment})
+        return call_id
+
+    def shell_call_output(self, call_id: str, stdout: list[str]) -> "Stream":
+        index, item_id = self._index(), make_id("sho_", f"{self.name}/{self._items}", 50)
+        base = {"output_index": index, "item_id": item_id}
+        self.emit({"type": "response.output_item.added", "sequence_number": self._seq(), "output_index": index,
+                   "item": {"id": item_id, "type": "shell_call_output", "status": "in_progress", "call_id": call_id,
+                            "max_output_length": None, "output": []}})
+        outputs = []
+        for n, text in enumerate(stdout):
+            content = {"outcome": {"type": "exit", "exit_code": 0}, "stderr": "", "stdout": text}
+            self.emit({"type": "response.shell_call_output_content.delta", "sequence_number": self._seq(),
+                       "command_index": n, **base, "delta": {"stdout": text}})
+            self.emit({"type": "response.shell_call_output_content.done", "sequence_number": self._seq(),
+                       "command_index": n, **base, "output": [content]})
+            outputs.append(content)
+        self._hosted_done(index, {"id": item_id, "type": "shell_call_output", "status": "completed",
+                                  "call_id": call_id, "max_output_length": None, "output": outputs})
+        return self
+
+
 # --- the conforming streams --------------------------------------------------
 
 HELLO = ["Hello", "!", " In", " French", " you", " say", " \"", "Bon", "jour", "\",", " and", " in", " Spanish",
@@ -407,6 +559,82 @@ def failed_stream() -> Stream:
     return s.failed("server_error", "The server had an error while processing your request. Sorry about that!")
 
 
+WEB_SEARCH_TOOL = {"type": "web_search", "filters": None, "search_context_size": "medium",
+                   "user_location": {"type": "approximate", "city": None, "country": "US", "region": None,
+                                     "timezone": None}}
+MCP_TOOL = {"type": "mcp", "allowed_tools": None, "headers": None, "require_approval": "never",
+            "server_description": "Documentation search", "server_label": "docs",
+            "server_url": "https://mcp.example.com/mcp"}
+CITY_TEXT = ["The", " 2024", " Summer", " Olympics", " were", " held", " in", " Paris", ",", " France", ".",
+             " The", " 2028", " Games", " go", " to", " Los", " Angeles", "."]
+ROLL_CODE = ["import", " random", "\n", "rolls", " =", " [random", ".randint", "(1", ",", " 6", ")", " for", " _",
+             " in", " range", "(1000", ")]", "\n", "sum", "(rolls", ")", " /", " len", "(rolls", ")", "\n"]
+IMAGE_B64 = "UklGRuIWGQBXRUJQVlA4IDYWGQDw2wSdASoABgAEPm0ylkikIqIhJFQ7CJANiWlu"
+
+
+def _citation(url: str, title: str, start: int, end: int) -> dict[str, Any]:
+    return {"type": "url_citation", "end_index": end, "start_index": start, "title": title, "url": url}
+
+
+def web_search_stream() -> Stream:
+    s = Stream("web-search", model="gpt-5-mini-2025-08-07", tools=[WEB_SEARCH_TOOL]).start()
+    s.web_search_call("2024 Summer Olympics host city")
+    s.web_search_call("2028 Summer Olympics host city")
+    s.message(CITY_TEXT, annotations={
+        11: _citation("https://www.olympics.com/en/paris-2024", "Paris 2024", 0, 49),
+        19: _citation("https://la28.org/", "LA28", 50, 82),
+    })
+    return s.completed(usage(2210, 61))
+
+
+def code_interpreter_stream() -> Stream:
+    s = Stream("code-interpreter", model="gpt-5-mini-2025-08-07",
+               tools=[{"type": "code_interpreter", "container": {"type": "auto"}}]).start()
+    s.code_interpreter_call(ROLL_CODE, "3.488")
+    s.message(["The", " average", " of", " 1000", " rolls", " was", " 3", ".488", "."])
+    return s.completed(usage(1490, 96))
+
+
+def image_generation_stream() -> Stream:
+    s = Stream("image-generation", model="gpt-5-mini-2025-08-07",
+               tools=[{"type": "image_generation", "background": "auto", "moderation": "auto", "n": 1,
+                       "output_compression": 100, "output_format": "webp", "quality": "low", "size": "auto"}]).start()
+    s.image_generation_call(2, IMAGE_B64)
+    s.message(["Here", " is", " the", " echidna", "."])
+    return s.completed(usage(2403, 112))
+
+
+def mcp_call_stream() -> Stream:
+    s = Stream("mcp-call", model="gpt-5-mini-2025-08-07", tools=[MCP_TOOL]).start()
+    s.mcp_list_tools("docs", [{"annotations": {"read_only": True}, "description": "Search the documentation.",
+                               "input_schema": {"type": "object", "properties": {"query": {"type": "string"}},
+                                                "required": ["query"]},
+                               "name": "search_docs"}])
+    s.mcp_call("docs", "search_docs", ["{\"query\":", "\"streaming", " events\"}"],
+               "Streaming events are documented under Responses > Streaming.")
+    s.message(["See", " the", " Streaming", " section", " of", " the", " Responses", " docs", "."])
+    return s.completed(usage(812, 54))
+
+
+def shell_stream() -> Stream:
+    s = Stream("shell", model="gpt-5.2-2025-12-11",
+               tools=[{"type": "shell", "environment": {"type": "container_reference",
+                                                        "container_id": make_id("cntr_", "shell/container")}}]).start()
+    call_id = s.shell_call([["ls", " -", "la"], ["cat", " README", ".md"]])
+    s.shell_call_output(call_id, ["total 8\nREADME.md\n", "# Demo\n"])
+    s.message(["The", " folder", " holds", " README", ".md", "."])
+    return s.completed(usage(940, 77))
+
+
+def custom_tool_stream() -> Stream:
+    s = Stream("custom-tool", model="gpt-5.2-codex", tool_choice="required",
+               tools=[{"type": "custom", "name": "write_sql",
+                       "description": "Write a SQL SELECT query to answer the user question.",
+                       "format": {"type": "grammar", "syntax": "regex", "definition": "SELECT .+"}}]).start()
+    s.custom_tool_call("write_sql", ["SELECT", " *", " FROM", " users", " WHERE", " age", " >", " 25"])
+    return s.completed(usage(104, 19))
+
+
 CONFORMING: dict[str, Callable[[], Stream]] = {
     "text": text_stream,
     "reasoning-text": reasoning_text_stream,
@@ -416,6 +644,12 @@ CONFORMING: dict[str, Callable[[], Stream]] = {
     "reasoning-summary": reasoning_summary_stream,
     "incomplete": incomplete_stream,
     "failed": failed_stream,
+    "web-search": web_search_stream,
+    "code-interpreter": code_interpreter_stream,
+    "image-generation": image_generation_stream,
+    "mcp-call": mcp_call_stream,
+    "shell": shell_stream,
+    "custom-tool": custom_tool_stream,
 }
 
 
@@ -1558,6 +1792,153 @@ def _() -> str:
     events[find(events, "response.output_item.done", 1)]["item"]["arguments"] = changed
     completed_response(events)["output"][1]["arguments"] = changed
     return HEAD + encode(events)
+
+
+@capture("REC008-tool-done-mismatch",
+         "code_interpreter_call_code.done carries other code than its deltas (the item keeps the done code)",
+         ["REC008"])
+def _() -> str:
+    events = events_of(code_interpreter_stream)
+    changed = "".join(ROLL_CODE).replace("1000", "100")
+    events[find(events, "response.code_interpreter_call_code.done")]["code"] = changed
+    events[find(events, "response.output_item.done")]["item"]["code"] = changed
+    completed_response(events)["output"][0]["code"] = changed
+    return HEAD + encode(events)
+
+
+@capture("REC009-tool-item-done-mismatch",
+         "the mcp_call's output_item.done (and the final output) carries other arguments than were streamed",
+         ["REC009"])
+def _() -> str:
+    events = events_of(mcp_call_stream)
+    changed = "{\"query\":\"errors\"}"
+    events[find(events, "response.output_item.done", 1)]["item"]["arguments"] = changed
+    completed_response(events)["output"][1]["arguments"] = changed
+    return HEAD + encode(events)
+
+
+# === HST: hosted tools ========================================================
+
+
+@capture("HST001-tool-progress-missing",
+         "the first web search call goes from in_progress to completed without web_search_call.searching",
+         ["HST001"])
+def _() -> str:
+    events = events_of(web_search_stream)
+    del events[find(events, "response.web_search_call.searching")]
+    return HEAD + encode(renumber(events))
+
+
+@capture("HST002-tool-progress-repeated", "code_interpreter_call.interpreting is sent twice", ["HST002"])
+def _() -> str:
+    events = events_of(code_interpreter_stream)
+    at = find(events, "response.code_interpreter_call.interpreting")
+    events.insert(at, copy.deepcopy(events[at]))
+    return HEAD + encode(renumber(events))
+
+
+@capture("HST003-tool-progress-out-of-order",
+         "the last partial image arrives after image_generation_call.completed", ["HST003"])
+def _() -> str:
+    events = events_of(image_generation_stream)
+    last = events.pop(find(events, "response.image_generation_call.partial_image", 1))
+    events.insert(find(events, "response.image_generation_call.completed") + 1, last)
+    return HEAD + encode(renumber(events))
+
+
+@capture("HST004-tool-input-done-missing",
+         "the MCP call streams its arguments but never sends mcp_call_arguments.done", ["HST004"])
+def _() -> str:
+    events = events_of(mcp_call_stream)
+    del events[find(events, "response.mcp_call_arguments.done")]
+    return HEAD + encode(renumber(events))
+
+
+@capture("HST005-tool-input-after-done",
+         "a delta of the first shell command arrives after its shell_call_command.done", ["HST005"])
+def _() -> str:
+    events = events_of(shell_stream)
+    at = find(events, "response.shell_call_command.done", command_index=0)
+    late = copy.deepcopy(events[find(events, "response.shell_call_command.delta", command_index=0)])
+    late["delta"] = " -R"
+    events.insert(at + 1, late)
+    return HEAD + encode(renumber(events))
+
+
+@capture("HST006-partial-image-index-not-appended",
+         "the second partial image is numbered 2 instead of 1", ["HST006"])
+def _() -> str:
+    events = events_of(image_generation_stream)
+    events[find(events, "response.image_generation_call.partial_image", 1)]["partial_image_index"] = 2
+    return HEAD + encode(events)
+
+
+@capture("HST007-shell-command-index-not-appended",
+         "the second shell command is added at command_index 2 (and streamed there): openai-node throws "
+         "\"missing command at index 2\"", ["HST007"])
+def _() -> str:
+    events = events_of(shell_stream)
+    for i, e in enumerate(events):
+        if e["type"].startswith("response.shell_call_command.") and e["command_index"] == 1:
+            events[i]["command_index"] = 2
+    return HEAD + encode(events)
+
+
+@capture("HST008-shell-command-index-unknown",
+         "a shell command delta names command_index 5 of a call with one command so far", ["HST008"])
+def _() -> str:
+    events = events_of(shell_stream)
+    at = find(events, "response.shell_call_command.delta", command_index=0)
+    stray = copy.deepcopy(events[at])
+    stray.update(command_index=5, delta=" /tmp")
+    events.insert(at + 1, stray)
+    return HEAD + encode(renumber(events))
+
+
+@capture("HST009-shell-output-index-unknown",
+         "shell output arrives for command_index 2 of a call that ran two commands", ["HST009"])
+def _() -> str:
+    events = events_of(shell_stream)
+    at = find(events, "response.shell_call_output_content.delta", command_index=1)
+    stray = copy.deepcopy(events[at])
+    stray.update(command_index=2, delta={"stderr": "cat: missing.md: No such file or directory\n"})
+    events.insert(at + 1, stray)
+    return HEAD + encode(renumber(events))
+
+
+@capture("CNT009-annotation-index-not-appended",
+         "the second url citation is announced at annotation_index 2 (0, 2): openai-node throws \"missing "
+         "annotation at index 2\"", ["CNT009"])
+def _() -> str:
+    events = events_of(web_search_stream)
+    events[find(events, "response.output_text.annotation.added", 1)]["annotation_index"] = 2
+    return HEAD + encode(events)
+
+
+@capture("SCH005-apply-patch-diff-events",
+         "an apply_patch call streams its diff with response.apply_patch_call_operation_diff.delta/done, events "
+         "OpenAI sends but no published description has: openai-node throws on the first", ["SCH005"])
+def _() -> str:
+    s = Stream("SCH005-apply-patch", model="gpt-5.1-2025-11-13",
+               tools=[{"type": "apply_patch"}]).start()
+    index, item_id = s._index(), make_id("apc_", "SCH005-apply-patch/1", 50)
+    call_id = make_call_id("SCH005-apply-patch/1")
+    base = {"item_id": item_id, "output_index": index}
+    deltas = ["+", "##", " Shopping", " list", "\n", "+", "-", " [", " ]", " Milk", "\n"]
+    operation = {"type": "create_file", "diff": "", "path": "shopping.md"}
+    s.emit({"type": "response.output_item.added", "sequence_number": s._seq(), "output_index": index,
+            "item": {"id": item_id, "type": "apply_patch_call", "status": "in_progress", "call_id": call_id,
+                     "operation": copy.deepcopy(operation)}})
+    for delta in deltas:
+        s.emit({"type": "response.apply_patch_call_operation_diff.delta", "sequence_number": s._seq(), **base,
+                "delta": delta})
+    s.emit({"type": "response.apply_patch_call_operation_diff.done", "sequence_number": s._seq(), **base,
+            "diff": "".join(deltas)})
+    operation["diff"] = "".join(deltas)
+    s._hosted_done(index, {"id": item_id, "type": "apply_patch_call", "status": "completed", "call_id": call_id,
+                           "operation": operation})
+    s.completed(usage(1630, 40))
+    return HEAD + encode(s.events)
 
 
 # === IDS: ids =================================================================

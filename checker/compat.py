@@ -462,6 +462,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_degrades("the late text is appended to the streamed snapshot"),),
         "openai-python": (_degrades("the late text is appended to the streamed snapshot"),),
     },
+    "CNT009": {"openai-node": (_breaks("OpenAIError: missing annotation at index {got}", when=_beyond_open_part),)},
     # -- reasoning summaries --------------------------------------------------------
     "RSN001": {"openai-node": (_breaks("OpenAIError: missing content at index … (no summary part to append to)"),)},
     "RSN002": {"openai-node": (_breaks("OpenAIError: missing content at index {got}"),)},
@@ -493,6 +494,10 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-agents": (_degrades("arguments after arguments.done are lost"),),
         "openai-node": (_degrades("the late arguments are appended to the streamed snapshot"),),
     },
+    # -- hosted tools (openai-node validates shell indexes; nothing else here breaks a client) --------
+    "HST007": {"openai-node": (_breaks("OpenAIError: missing command at index {got}", when=_beyond_open_part),)},
+    "HST008": {"openai-node": (_breaks("OpenAIError: missing command at index {got}"),)},
+    "HST009": {"openai-node": (_breaks("OpenAIError: missing {kind} at index {got}"),)},
     # -- schema ---------------------------------------------------------------------
     "SCH001": {
         "codex": (_degrades("the event fails codex's typed parse and is skipped"),),
@@ -566,6 +571,9 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-agents": (_degrades("the turn, built from the terminal output, has {item} {final!r}; the stream "
                                     "finished it {done!r}"),),
     },
+    "REC008": {"openai-node": (_degrades("{type} replaces the streamed {field} in the snapshot ({diff})"),)},
+    "REC009": {"openai-node": (_degrades("finalResponse() keeps the done item's {field}, not what was streamed "
+                                         "({diff})"),)},
     # -- ids --------------------------------------------------------------------------
     "IDS002": {"codex": (_degrades("the item id and call_id are confused when the item is replayed"),)},
     "IDS003": {

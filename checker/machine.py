@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from checker import item_forms
+from checker import hosted, item_forms
 from checker.findings import Finding, Position, Severity
 from checker.rules import calls, content, framing, ids, items, lifecycle, reasoning, reconcile, schema
 from checker.shadow import MAX_ITEMS as SHADOW_LIMIT
@@ -105,7 +105,7 @@ LIFECYCLE_KIND = {
 @dataclass(frozen=True, slots=True)
 class Scope:
     item_type: str | None  # the item type the event belongs to (None: message or reasoning, by part)
-    target: str  # "item" | "content" | "summary" | "args"
+    target: str  # "item" | "content" | "summary" | "args" | "tool" (a hosted-tool call's own events)
     role: str  # "added", "done", "delta", "text_done", "part_added", "part_done", "other"
     part_type: str | None = None  # the part type a text event writes into
     field: str | None = None  # the JSON field carrying the delta or final text
@@ -130,21 +130,11 @@ SCOPES: dict[str, Scope] = {
     "response.function_call_arguments.delta": Scope("function_call", "args", "delta", None, "delta"),
     "response.function_call_arguments.done": Scope("function_call", "args", "text_done", None, "arguments"),
 }
-# Hosted-tool progress events only need their item to exist and be open.
-for _prefix, _item_type in (
-    ("response.web_search_call.", "web_search_call"),
-    ("response.file_search_call.", "file_search_call"),
-    ("response.code_interpreter_call.", "code_interpreter_call"),
-    ("response.code_interpreter_call_code.", "code_interpreter_call"),
-    ("response.image_generation_call.", "image_generation_call"),
-    ("response.mcp_call.", "mcp_call"),
-    ("response.mcp_call_arguments.", "mcp_call"),
-    ("response.mcp_list_tools.", "mcp_list_tools"),
-    ("response.custom_tool_call_input.", "custom_tool_call"),
-):
-    for _suffix in ("in_progress", "searching", "completed", "interpreting", "generating", "partial_image",
-                    "failed", "delta", "done"):
-        SCOPES.setdefault(_prefix + _suffix, Scope(_item_type, "item", "other"))
+# Hosted-tool events (progress, streamed input, shell commands and output): their item must exist and be open,
+# and checker/hosted.py follows each call's grammar.
+for _etype, _item_type in hosted.EVENT_ITEM_TYPES.items():
+    SCOPES.setdefault(_etype, Scope(_item_type, "tool", "other"))
+ANNOTATION_ADDED = "response.output_text.annotation.added"
 
 DELTA_SCOPES = {name: scope for name, scope in SCOPES.items() if scope.role == "delta"}
 
@@ -183,6 +173,7 @@ class Part:
     implicit: bool = False  # created for a delta that arrived without its part
     text_done: bool = False
     closed: bool = False
+    annotations: int | None = 0  # annotations the part holds; None: it has no annotations list
 
 
 @dataclass(slots=True)
@@ -203,6 +194,7 @@ class Item:
     final_fingerprint: bytes | None = None
     done_status: str | None = None  # its status at output_item.done (REC007 compares the terminal's)
     announced: bool = True  # False: known only from an output_item.done without added
+    tool: hosted.ToolState | None = None  # a hosted-tool call's progress and streamed input
 
     @property
     def label(self) -> str:
@@ -241,15 +233,17 @@ class ResponsesMachine:
         self.by_index: dict[int, Item] = {}
         self.call_ids: dict[str, Item] = {}
         self.done_items: list[Item] = []
-        # The delta run: (type, item_id, output_index, index field, its value, text) of the last delta the fast
-        # path took. The general path clears it; until then the same ids mean the same open part (see try_fast).
-        self._run: tuple[str, str, int | None, str | None, int | None, TextAccumulator] | None = None
         # Items the stream never announced: their streamed text (by item_id), and which of those only seen in
         # a snapshot have had their final-form checks (item_forms), so each is checked once.
         self.shadow = ShadowItems()
         self._snapshot_checked: set[str] = set()
         self._reported_shadow_overflow = False
         self.snapshot_fields = SnapshotFields()
+        # The delta run: (type, item_id, output_index, index field, its value, text) of the last delta the fast
+        # path took. The general path clears it; until then the same ids mean the same open part (see try_fast).
+        self._run: tuple[str, str | None, int | None, str | None, int | None, TextAccumulator] | None = None
+        # A hosted-tool input delta the general path took may start a run (see _tool_event).
+        self._next_run: tuple[str, str | None, int | None, str | None, int | None, TextAccumulator] | None = None
 
     # -- entry points ---------------------------------------------------------
 
@@ -290,7 +284,16 @@ class ResponsesMachine:
         if kind in (CREATED, QUEUED, IN_PROGRESS, TERMINAL):
             self._response_event(etype, event, pos, out)
         elif kind == ITEM:
-            self._item_event(etype, SCOPES[etype], event, pos, out)
+            scope = SCOPES[etype]
+            if scope.target == "tool" and self.known_types is not None and etype not in self.known_types:
+                # OpenAI's own newer events (apply_patch_call_operation_diff.*) that no published description
+                # has: still an unknown event for the clients, but the machine follows their call.
+                out.append(schema.UNKNOWN_EVENT.finding(pos, type=etype))
+            self._item_event(etype, scope, event, pos, out)
+            if self._next_run is not None:
+                if not out:  # only a delta that broke nothing may start a run
+                    self._run = self._next_run
+                self._next_run = None
         elif etype == "error":
             out.append(lifecycle.ERROR_EVENT.finding(pos, detail=_error_text(event)))
         elif self.known_types is not None and etype not in self.known_types:
@@ -696,6 +699,32 @@ class ResponsesMachine:
             self._summary_event(etype, scope, item, event, pos, out)
         elif scope.target == "args":
             self._args_event(etype, scope, item, event, pos, out)
+        elif scope.target == "tool" and item.tool is not None:
+            self._tool_event(etype, item, item.tool, event, pos, out)
+
+    def _tool_event(self, etype: str, item: Item, tool: hosted.ToolState, event: dict[str, Any], pos: Position,
+                    out: list[Finding]) -> None:
+        call_id = item.call_id
+        appended = tool.event(etype, event, pos, out, lambda: self._shell_call(call_id))
+        if appended is None or etype not in hosted.INPUT_DELTAS:
+            return
+        # The next delta of the same input, with the same ids, changes nothing but this text: the fast path
+        # may append it (try_fast's run), exactly as the general path would.
+        item_id, index = event.get("item_id"), event.get("output_index")
+        command = event.get("command_index") if etype == hosted.COMMAND_DELTA else None
+        if (item_id is None or type(item_id) is str) and (index is None or type(index) is int) \
+                and (command is None or type(command) is int):
+            self._next_run = (etype, item_id, index, "command_index" if command is not None else None, command,
+                              appended)
+
+    def _shell_call(self, call_id: str | None) -> hosted.ToolState | None:
+        """The first shell call with this call_id (openai-node looks a shell output's call up this way)."""
+        if call_id is None:
+            return None
+        for other in self.items:
+            if other.type == "shell_call" and other.call_id == call_id:
+                return other.tool
+        return None
 
     def _resolve(self, etype: str, event: dict[str, Any], pos: Position, out: list[Finding]) -> Item | None:
         item_id = event.get("item_id")
@@ -734,6 +763,7 @@ class ResponsesMachine:
         item = Item(id=item_id, type=itype, output_index=index if type(index) is int else None,
                     added_at=pos.event_index, call_id=call_id,
                     name=raw.get("name") if isinstance(raw.get("name"), str) else None)
+        item.tool = hosted.start(itype, raw, item.label)
         # Interleaving: a positional client pairs this added with the next done.
         for earlier in self.items:
             if not earlier.done:
@@ -784,7 +814,7 @@ class ResponsesMachine:
                 for n, part in enumerate(initial):
                     text = _part_text(part)
                     parts.append(Part(index=n, type=_part_type(part), text=TextAccumulator(text or ""),
-                                      text_done=True, closed=True))
+                                      text_done=True, closed=True, annotations=_annotations(part)))
         self.items.append(item)
         if item_id is not None:
             # On a duplicate id the newest item wins: the events that follow are its.
@@ -817,11 +847,15 @@ class ResponsesMachine:
         # A done item's status must be final; its absence matters only where the
         # added item had one (OpenAI's reasoning items carry none at all).
         status = raw.get("status")
-        if ("status" in raw or item.had_status) and status not in ("completed", "incomplete"):
+        # A hosted-tool call may also end failed (its schemas' status enums say so; the schema judges the rest).
+        ended = ("completed", "incomplete", "failed") if item.tool is not None else ("completed", "incomplete")
+        if ("status" in raw or item.had_status) and status not in ended:
             out.append(items.DONE_STATUS.finding(pos, status=status, details={"status": status,
                                                                               "item_type": item.type}))
         if item.type == "function_call":
             self._done_function_call(item, raw, pos, out)
+        if item.tool is not None:
+            item.tool.done(raw, pos, out)
         for key, parts in (("content", item.content), ("summary", item.summary)):
             self._close_parts(item, key, parts, pos, out)
             final = raw.get(key)
@@ -955,7 +989,7 @@ class ResponsesMachine:
             part = event.get("part")
             initial = _part_text(part) if isinstance(part, dict) else None
             parts.append(Part(index=index if index is not None else expected, type=_part_type(part),
-                              text=TextAccumulator(initial or "")))
+                              text=TextAccumulator(initial or ""), annotations=_annotations(part)))
             return
         part = self._find_part(parts, index)
         if part is None and parts and index is not None and not parts[-1].closed:
@@ -987,6 +1021,8 @@ class ResponsesMachine:
             delta = event.get(scope.field or "delta")
             if isinstance(delta, str):
                 part.text.append(delta)
+        elif etype == ANNOTATION_ADDED:
+            self._annotation(item, part, event, pos, out)
         elif scope.role == "text_done":
             if part.text_done:
                 out.append(rules.after_done.finding(pos, type=etype, index=part.index, item=item.label))
@@ -1010,6 +1046,20 @@ class ResponsesMachine:
                 out.append(
                     reconcile.PART_DONE_MISMATCH.finding(pos, diff=describe_difference(part.text.text(), text))
                 )
+
+    @staticmethod
+    def _annotation(item: Item, part: Part, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        """annotation_index appends to the part's annotations, from 0 (openai-node validates it so)."""
+        got = event.get("annotation_index")
+        if type(got) is not int:
+            return  # the schema's finding
+        held = part.annotations
+        if held is None or got != held:
+            expected = "none (the part has no annotations list)" if held is None else held
+            out.append(content.ANNOTATION_INDEX.finding(
+                pos, got=got, expected=expected, index=part.index, item=item.label,
+                details={"got": got, "expected": held, "index": part.index, "item": item.label}))
+        part.annotations = max(held or 0, got + 1)
 
     @staticmethod
     def _find_part(parts: list[Part], index: int | None) -> Part | None:
@@ -1092,6 +1142,14 @@ def _part_type(part: Any) -> str | None:
     return None
 
 
+def _annotations(part: Any) -> int | None:
+    """How many annotations a part holds (None: it has no annotations list to append to)."""
+    if isinstance(part, dict) and part.get("type") == "output_text":
+        held = part.get("annotations")
+        return len(held) if isinstance(held, list) else None
+    return 0
+
+
 def _part_text(part: Any) -> str | None:
     """The text a part carries: `text`, or `refusal` for refusal parts."""
     if not isinstance(part, dict):
@@ -1123,6 +1181,7 @@ def _identity_and_texts(item: dict[str, Any]) -> tuple[Any, ...]:
         texts("content"),
         texts("summary"),
         item.get("encrypted_content"),
+        hosted.final_fields(item),
     )
 
 

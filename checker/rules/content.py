@@ -84,3 +84,16 @@ AFTER_PART_DONE = rule(
     clients=("openai-node", "openai-python"),
     good="conforming/text.sse",
 )
+ANNOTATION_INDEX = rule(
+    "CNT009", "annotation-index-not-appended", "error",
+    "output_text.annotation.added at annotation_index {got}, expected {expected} (content part {index} of item "
+    "{item!r})",
+    summary="Flags annotations (url or file citations) whose annotation_index does not go 0, 1, 2, … per content "
+            "part, or that target a part without an `annotations` list.",
+    why="openai-node writes the annotation at annotation_index of the part's annotations and throws \"missing "
+        "annotation at index N\" past the end, or when the part has no annotations list; a repeated index "
+        "overwrites the earlier citation in the streamed snapshot.",
+    sources=(OPENAPI, "openai-node 7.59 src/internal/responses/response-accumulator.ts"),
+    clients=("openai-node",),
+    good="conforming/web-search.sse",
+)

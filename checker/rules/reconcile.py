@@ -80,3 +80,26 @@ ITEM_STATUS_CONTRADICTION = rule(
     clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/incomplete.sse",
 )
+TOOL_DONE_MISMATCH = rule(
+    "REC008", "tool-done-mismatch", "error",
+    "{type} {field} differs from the concatenated deltas ({diff})",
+    summary="Flags a hosted-tool `.done` event (code, MCP arguments, custom tool input, shell command or output, "
+            "patch diff) whose value is not the concatenation of its deltas.",
+    why="openai-node appends the deltas to its snapshot and replaces them with the `.done` value "
+        "(output.code = event.code, output.arguments = event.arguments, output.input = event.input, the command "
+        "at command_index): what was shown streaming is not what the tool runs with.",
+    sources=(OPENAPI, "openai-node 7.59 src/internal/responses/response-accumulator.ts"),
+    clients=("openai-node",),
+    good="conforming/code-interpreter.sse",
+)
+TOOL_ITEM_DONE_MISMATCH = rule(
+    "REC009", "tool-item-done-mismatch", "error",
+    "output_item.done {item_type} {field} differs from what was streamed ({diff})",
+    summary="Flags a hosted-tool item whose code, arguments, input, shell commands or outputs, or patch diff at "
+            "output_item.done differ from what its events streamed.",
+    why="openai-node replaces its streamed item with the done item, and finalResponse() and the next turn keep "
+        "the done one: the input shown while streaming is not the input in the response.",
+    sources=(OPENAPI, "openai-node 7.59 src/internal/responses/response-accumulator.ts"),
+    clients=("openai-node",),
+    good="conforming/code-interpreter.sse",
+)

@@ -19,11 +19,14 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "SSE": ("framing", "the text/event-stream framing (WHATWG), before any JSON is read"),
     "LIF": ("lifecycle", "the response's lifecycle events, terminal event, sequence numbers and usage"),
     "ITM": ("items", "output items: output_index, added/done pairing, item scope"),
-    "CNT": ("content", "content parts of messages and reasoning items: content_index and part order"),
+    "CNT": ("content", "content parts of messages and reasoning items: content_index, part order, annotation_index"),
     "RSN": ("reasoning", "reasoning summary parts and their summary_index"),
     "FNC": ("function calls", "function-call arguments and names"),
+    "HST": ("hosted tools", "hosted-tool calls (search, code interpreter, image generation, MCP, custom tools, shell, "
+                            "apply_patch): progress-event order, streamed input, command and partial-image indexes"),
     "SCH": ("schema", "event and object shapes against the JSON Schemas, unknown event types"),
-    "REC": ("reconciliation", "text and arguments agreeing across deltas, done events, items and the final response"),
+    "REC": ("reconciliation", "text, arguments and hosted-tool input agreeing across deltas, done events, items and "
+                              "the final response"),
     "IDS": ("ids", "id prefixes and uniqueness of item ids and call ids"),
     "HTP": ("http", "the HTTP exchange around a stream: status, content type, errors, timeouts, connection close"),
     "RPL": ("replay", "what a client sends back of earlier turns: reasoning items, reasoning_content, prefix-cache reuse"),

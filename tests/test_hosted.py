@@ -1,0 +1,238 @@
+"""Hosted-tool calls (checker/hosted.py): each family's grammar, streamed input, indexes, and the fast path.
+
+The conforming hosted-tool captures follow the order OpenAI really sends (recorded in vercel/ai's fixtures);
+each case below breaks one thing in one of them and names the findings it must give, no more.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checker.compat import matrix
+from checker.engine import lint_bytes
+from checker.machine import ResponsesMachine
+from checker.synth import encode
+
+ROOT = Path(__file__).resolve().parents[1]
+CAPTURES = ROOT / "captures"
+Events = list[dict[str, Any]]
+
+
+def _events(name: str) -> Events:
+    text = (CAPTURES / "conforming" / f"{name}.sse").read_text(encoding="utf-8")
+    return [json.loads(line[len("data: "):]) for line in text.splitlines() if line.startswith("data: ")]
+
+
+def _find(events: Events, etype: str, nth: int = 0, **match: Any) -> int:
+    hits = [i for i, e in enumerate(events)
+            if e["type"] == etype and all(e.get(k) == v for k, v in match.items())]
+    return hits[nth]
+
+
+def _renumber(events: Events) -> Events:
+    for n, event in enumerate(events, start=1):
+        event["sequence_number"] = n
+    return events
+
+
+def _codes(events: Events, prefix: str = "") -> list[str]:
+    return sorted({f.code for f in lint_bytes(encode(_renumber(events))).findings if f.code.startswith(prefix)})
+
+
+def _drop(etype: str, nth: int = 0, **match: Any) -> Callable[[Events], Events]:
+    def change(events: Events) -> Events:
+        del events[_find(events, etype, nth, **match)]
+        return events
+    return change
+
+
+def _move_after(etype: str, anchor: str, nth: int = 0) -> Callable[[Events], Events]:
+    def change(events: Events) -> Events:
+        moved = events.pop(_find(events, etype, nth))
+        events.insert(_find(events, anchor) + 1, moved)
+        return events
+    return change
+
+
+def _set(etype: str, nth: int = 0, **fields: Any) -> Callable[[Events], Events]:
+    def change(events: Events) -> Events:
+        events[_find(events, etype, nth)].update(fields)
+        return events
+    return change
+
+
+def _without_progress(events: Events) -> Events:
+    return [e for e in events if not e["type"].startswith("response.web_search_call.")]
+
+
+def _added_completed_without_progress(events: Events) -> Events:
+    events = _without_progress(events)
+    for e in events:
+        if e["type"] == "response.output_item.added" and e["item"]["type"] == "web_search_call":
+            e["item"]["status"] = "completed"
+    return events
+
+
+def _failed_while_searching(events: Events) -> Events:
+    del events[_find(events, "response.web_search_call.completed")]
+    done = _find(events, "response.output_item.done")
+    events[done]["item"]["status"] = "failed"
+    events[-1]["response"]["output"][0]["status"] = "failed"
+    return events
+
+
+def _late_code_delta(events: Events) -> Events:
+    delta = copy.deepcopy(events[_find(events, "response.code_interpreter_call_code.delta")])
+    events.insert(_find(events, "response.code_interpreter_call.interpreting") + 1, delta)
+    return events
+
+
+def _second_code_done(events: Events) -> Events:
+    at = _find(events, "response.code_interpreter_call_code.done")
+    events.insert(at + 1, copy.deepcopy(events[at]))
+    return events
+
+
+def _final_code_differs(events: Events) -> Events:
+    events[-1]["response"]["output"][0]["code"] = "print(1)\n"
+    return events
+
+
+def _custom_input_done_differs(events: Events) -> Events:
+    events[_find(events, "response.custom_tool_call_input.done")]["input"] = "SELECT 1"
+    return events
+
+
+def _custom_item_differs(events: Events) -> Events:
+    events[_find(events, "response.output_item.done")]["item"]["input"] = "SELECT 1"
+    events[-1]["response"]["output"][0]["input"] = "SELECT 1"
+    return events
+
+
+def _part_without_annotations(events: Events) -> Events:
+    del events[_find(events, "response.content_part.added")]["part"]["annotations"]
+    return events
+
+
+def _shell_output_alone(events: Events) -> Events:
+    """The shell call is not in this response (it came in an earlier one): outputs may only append."""
+    call, done = _find(events, "response.output_item.added"), _find(events, "response.output_item.done")
+    kept = [e for i, e in enumerate(events) if not (call <= i <= done)]
+    for e in kept:
+        if "output_index" in e:
+            e["output_index"] -= 1
+    kept[-1]["response"]["output"].pop(0)
+    return kept
+
+
+CASES: dict[str, tuple[str, Callable[[Events], Events], list[str]]] = {
+    # web and file search: in_progress → searching → completed
+    "searching dropped": ("web-search", _drop("response.web_search_call.searching"), ["HST001"]),
+    "completed dropped": ("web-search", _drop("response.web_search_call.completed"), ["HST001"]),
+    "no progress at all": ("web-search", _without_progress, ["HST001"]),
+    "added already completed owes nothing": ("web-search", _added_completed_without_progress, []),  # HST only
+    "failed while searching owes nothing more": ("web-search", _failed_while_searching, []),
+    "searching after completed": ("web-search", _move_after("response.web_search_call.searching",
+                                                           "response.web_search_call.completed"),
+                                  ["HST001", "HST003"]),
+    # code interpreter: in_progress → code → interpreting → completed
+    "interpreting dropped": ("code-interpreter", _drop("response.code_interpreter_call.interpreting"), ["HST001"]),
+    "code after its done": ("code-interpreter", _late_code_delta, ["HST005"]),
+    "code done twice": ("code-interpreter", _second_code_done, ["HST005"]),
+    "final output code differs": ("code-interpreter", _final_code_differs, ["REC004"]),
+    # image generation: in_progress → generating → partial_image* → completed
+    "generating dropped": ("image-generation", _drop("response.image_generation_call.generating"), ["HST001"]),
+    "partial image repeated index": ("image-generation",
+                                     _set("response.image_generation_call.partial_image", 1, partial_image_index=0),
+                                     ["HST006"]),
+    # MCP: in_progress (repeated while arguments stream) → arguments → completed | failed
+    "mcp in_progress after completed": ("mcp-call", _move_after("response.mcp_call.in_progress",
+                                                                "response.mcp_call.completed", 1), ["HST003"]),
+    "mcp failed instead of completed": ("mcp-call", _set("response.mcp_call.completed", type="response.mcp_call.failed"),
+                                        []),
+    "mcp listing never completes": ("mcp-call", _drop("response.mcp_list_tools.completed"), ["HST001"]),
+    # custom tools: input.delta* → input.done
+    "custom input done differs": ("custom-tool", _custom_input_done_differs, ["REC008", "REC009"]),
+    "custom item differs": ("custom-tool", _custom_item_differs, ["REC009"]),
+    "custom input done missing": ("custom-tool", _drop("response.custom_tool_call_input.done"), ["HST004"]),
+    # annotations: annotation_index appends per part
+    "annotation index repeated": ("web-search", _set("response.output_text.annotation.added", 1,
+                                                     annotation_index=0), ["CNT009"]),
+    "part without annotations list": ("web-search", _part_without_annotations, ["CNT009", "SCH004"]),
+    # shell: command_index of commands and outputs
+    "shell command done differs": ("shell", _set("response.shell_call_command.done", command="rm -rf /"),
+                                   ["REC008", "REC009"]),
+    "shell output done differs": ("shell", _set("response.shell_call_output_content.done",
+                                                output=[{"outcome": {"type": "exit", "exit_code": 0}, "stderr": "",
+                                                         "stdout": "other\n"}]), ["REC008", "REC009"]),
+    "shell output without its call appends": ("shell", _shell_output_alone, []),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_hosted_tool_defect_gives_exactly_its_findings(case: str) -> None:
+    base, change, expected = CASES[case]
+    # An item added already completed is ITM012's business (a warning that does not concern this module).
+    prefix = "HST" if case == "added already completed owes nothing" else ""
+    assert _codes(change(_events(base)), prefix) == sorted(expected)
+
+
+def test_openai_repeats_mcp_call_in_progress_while_the_arguments_stream() -> None:
+    events = _events("mcp-call")
+    kinds = [e["type"] for e in events if e.get("item_id", "").startswith("mcp_")]
+    assert kinds.count("response.mcp_call.in_progress") == 2  # as recorded from api.openai.com
+    assert _codes(events) == []
+
+
+def test_a_shell_output_past_the_calls_commands_breaks_openai_node_only() -> None:
+    events = _events("shell")
+    stray = copy.deepcopy(events[_find(events, "response.shell_call_output_content.delta", command_index=1)])
+    stray["command_index"] = 2
+    events.insert(_find(events, "response.shell_call_output_content.done", command_index=1) + 1, stray)
+    verdicts = matrix(lint_bytes(encode(_renumber(events)))).verdicts()
+    assert verdicts["openai-node"] == "breaks" and verdicts["openai-python"] == "ok"
+
+
+@pytest.mark.parametrize("index, node", [(2, "breaks"), (0, "ok")])
+def test_an_annotation_index_breaks_openai_node_past_the_end_only(index: int, node: str) -> None:
+    """openai-node validateArrayIndex(annotations, i, 'annotation', allowAppend): past the end throws, a repeat
+    overwrites (and content_part.done then replaces the part)."""
+    events = _set("response.output_text.annotation.added", 1, annotation_index=index)(_events("web-search"))
+    result = lint_bytes(encode(_renumber(events)))
+    assert [f.code for f in result.findings] == ["CNT009"]
+    assert matrix(result).verdicts()["openai-node"] == node
+
+
+def test_the_fast_path_gives_the_findings_of_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every capture, linted with the machine's fast path and with every event on the general path."""
+    paths = sorted(p for folder in ("conforming", "rules", "llama.cpp", "real-world", "open-responses",
+                                    "real-openai") for p in (CAPTURES / folder).rglob("*.sse"))
+
+    def findings() -> list[list[tuple[str, str, int, str]]]:
+        return [[(f.code, f.message, f.position.byte, f.severity.name) for f in lint_bytes(p.read_bytes()).findings]
+                for p in paths]
+
+    fast = findings()
+    monkeypatch.setattr(ResponsesMachine, "try_fast", lambda self, etype, event: False)
+    assert findings() == fast
+
+
+def test_hosted_tool_deltas_take_the_fast_path() -> None:
+    """After the first delta of a call's input, the next ones are appended without the general path."""
+    machine = ResponsesMachine()
+    taken = []
+    events = _events("code-interpreter")
+    from checker.findings import Position
+    for n, event in enumerate(events):
+        if machine.try_fast(event["type"], event):
+            taken.append(event["type"])
+            continue
+        machine.handle(event, Position(line=n, byte=n, event_index=n))
+    deltas = sum(1 for e in events if e["type"] == "response.code_interpreter_call_code.delta")
+    assert taken.count("response.code_interpreter_call_code.delta") == deltas - 1
