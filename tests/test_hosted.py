@@ -16,6 +16,7 @@ import pytest
 
 from checker.compat import matrix
 from checker.engine import lint_bytes
+from checker.findings import Position
 from checker.machine import ResponsesMachine
 from checker.synth import encode
 
@@ -209,26 +210,12 @@ def test_an_annotation_index_breaks_openai_node_past_the_end_only(index: int, no
     assert matrix(result).verdicts()["openai-node"] == node
 
 
-def test_the_fast_path_gives_the_findings_of_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every capture, linted with the machine's fast path and with every event on the general path."""
-    paths = sorted(p for folder in ("conforming", "rules", "llama.cpp", "real-world", "open-responses",
-                                    "real-openai") for p in (CAPTURES / folder).rglob("*.sse"))
-
-    def findings() -> list[list[tuple[str, str, int, str]]]:
-        return [[(f.code, f.message, f.position.byte, f.severity.name) for f in lint_bytes(p.read_bytes()).findings]
-                for p in paths]
-
-    fast = findings()
-    monkeypatch.setattr(ResponsesMachine, "try_fast", lambda self, etype, event: False)
-    assert findings() == fast
-
-
 def test_hosted_tool_deltas_take_the_fast_path() -> None:
-    """After the first delta of a call's input, the next ones are appended without the general path."""
+    """After the first delta of a call's input, the next ones are appended without the general path (that both
+    paths give the same findings is tests/test_engine_paths.py's)."""
     machine = ResponsesMachine()
     taken = []
     events = _events("code-interpreter")
-    from checker.findings import Position
     for n, event in enumerate(events):
         if machine.try_fast(event["type"], event):
             taken.append(event["type"])
