@@ -185,3 +185,31 @@ def test_rules_family_and_prefix_list_their_rules() -> None:
         assert listed and set(listed) == {c for c in RULES if c.startswith(prefix.upper())}, prefix
     proc = run("rules", "XYZ")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no rule 'XYZ'" in proc.stderr
+
+
+def documented_commands() -> list[tuple[str, list[str]]]:
+    """Every `sse-check …` command line in the README's and docs' code blocks (synopses with [OPTIONS] aside)."""
+    found = []
+    for page in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for block in re.findall(r"```(?:sh|bash|console|)\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            for line in re.sub(r"\\\n\s*", " ", block).splitlines():
+                line = line.strip().removeprefix("$ ")
+                if not line.startswith("sse-check ") or re.search(r"\s\[", line):
+                    continue
+                words = shlex.split(line, comments=True)
+                end = next((i for i, w in enumerate(words) if w in ("|", "&&", "||", ";", ">", ">>", "&")), None)
+                found.append((f"{page.relative_to(ROOT)}: {line}", words[1:end]))
+    return found
+
+
+def test_every_documented_command_parses() -> None:
+    commands = documented_commands()
+    assert len(commands) > 30
+    for where, words in commands:
+        try:
+            build_parser(words[0]).parse_args(words)
+        except SystemExit as exc:
+            pytest.fail(f"{where}: does not parse (exit {exc.code})")
+        for word in words:  # the bundled files a command names are there (as written: from the checkout)
+            if word.startswith(("captures/", "cases/", "tools/", "reference/")):
+                assert list(ROOT.glob(word.rstrip("/"))), f"{where}: no {word}"
