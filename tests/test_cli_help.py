@@ -213,3 +213,13 @@ def test_every_documented_command_parses() -> None:
         for word in words:  # the bundled files a command names are there (as written: from the checkout)
             if word.startswith(("captures/", "cases/", "tools/", "reference/")):
                 assert list(ROOT.glob(word.rstrip("/"))), f"{where}: no {word}"
+
+
+def test_shell_blocks_set_the_variables_they_use() -> None:
+    """A copied block must run: every $VAR is set in the block, or is the user's own API key."""
+    expected_from_the_user = {"OPENAI_API_KEY"}
+    for page in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for block in re.findall(r"```(?:sh|bash)\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            assigned = set(re.findall(r"(?:^|[\s;(])([A-Za-z_]\w*)=", block)) | set(re.findall(r"for (\w+) in", block))
+            used = set(re.findall(r"\$\{?([A-Za-z_]\w*)", block))
+            assert used <= assigned | expected_from_the_user, (page.name, used - assigned)
