@@ -53,6 +53,7 @@ __all__ = ["SCHEMA_SETS", "SchemaSet", "SchemaViolation", "load_schema_set"]
 
 BASE_URI = "https://sse-check.dev/schemas/"
 SCHEMA_SETS: tuple[str, ...] = ("openai", "open-responses")
+REQUEST_APIS: tuple[str, ...] = ("responses", "chat")
 Backend = Literal["rust", "python"]
 
 # Display limits for values quoted in messages: one readable line.
@@ -252,6 +253,19 @@ class SchemaSet:
         if validator.is_valid(value):
             return []
         return _violations(self._errors(validator, value))
+
+    def validate_request(self, api: str, body: object) -> list[SchemaViolation]:
+        """Every violation of the request body schema of ``api`` (``"responses"`` or ``"chat"``).
+
+        The request schemas come from OpenAI's description in every set (``openai/requests/``), read as a
+        server reads a request: a nullable property may be left out. Raises ``ValueError`` for another API.
+        """
+        if api not in REQUEST_APIS:
+            raise ValueError(f"no request schema for {api!r} (choose from {', '.join(REQUEST_APIS)})")
+        validator = self._shared_validator(f"{BASE_URI}openai/requests/{api}.json")
+        if validator.is_valid(body):
+            return []
+        return _violations(self._errors(validator, body))
 
     def _shared_validator(self, uri: str) -> _Validator:
         validator = self._shared.get(uri)
