@@ -272,7 +272,10 @@ class StreamLinter:
             plain = self._plain
         return out
 
-    def close(self) -> LintResult:
+    def close(self, *, reader_stopped: bool = False) -> LintResult:
+        """End of the stream. ``reader_stopped``: the reader, not the server, ended it (a client that left,
+        a stopped proxy): what arrived is checked, the end of the stream is not (no terminal event, no
+        ``[DONE]`` and an unfinished last event are then nobody's fault)."""
         if self._closed_result is not None:
             return self._closed_result
         out: list[Finding] = []
@@ -286,7 +289,7 @@ class StreamLinter:
         if self._opaque:
             self._report_opaque(out)
         else:
-            for item in self.decoder.close():
+            for item in () if reader_stopped else self.decoder.close():
                 if self._stopped:
                     break
                 if isinstance(item, SSEEvent) and item.index >= self.limits.max_events:
@@ -295,7 +298,7 @@ class StreamLinter:
                     break
                 self._take(item, out)
             end = self.decoder.end_position()
-            if self._stopped:
+            if self._stopped or reader_stopped:
                 pass  # the end of the stream was never checked: say nothing about it
             elif self.decoder.events_dispatched == 0 and not any(
                 f.code in ("SSE004", "SSE020", "SSE021") for f in self._firsts
@@ -846,6 +849,10 @@ def _is_utf8(data: bytes) -> bool:
     return True
 
 
+_ANTHROPIC_TYPES = frozenset({"message_start", "content_block_start", "content_block_delta", "message_delta",
+                              "message_stop", "content_block_stop"})
+
+
 def _foreign_api(obj: dict[str, Any]) -> tuple[str, str] | None:
     """(API name, evidence) when an event object belongs to another API."""
     kind = obj.get("object")
@@ -853,9 +860,9 @@ def _foreign_api(obj: dict[str, Any]) -> tuple[str, str] | None:
         return "an OpenAI Chat Completions stream", f"object {kind!r}, choices[]"
     if kind == "text_completion":
         return "a legacy Completions stream", "object 'text_completion'"
-    if obj.get("type") in {"message_start", "content_block_start", "content_block_delta", "message_delta",
-                           "message_stop", "content_block_stop"}:
-        return "an Anthropic Messages stream", f"type {obj.get('type')!r}"
+    etype = obj.get("type")
+    if isinstance(etype, str) and etype in _ANTHROPIC_TYPES:  # any JSON may be there: a list is unhashable
+        return "an Anthropic Messages stream", f"type {etype!r}"
     return None
 
 

@@ -87,6 +87,11 @@ def text_of(content: Any) -> str:
     return ""
 
 
+def _list(value: Any) -> list[Any]:
+    """``value`` if it is a JSON array, else no elements: requests and answers carry any JSON anywhere."""
+    return value if isinstance(value, list) else []
+
+
 def reasoning_text(item: Mapping[str, Any]) -> str:
     """The text a Responses reasoning item carries (content, else summary)."""
     return text_of(item.get("content")) or text_of(item.get("summary"))
@@ -117,7 +122,7 @@ def chat_fingerprints(message: Mapping[str, Any]) -> list[Key]:
     if role == "tool":
         return [("out", str(message.get("tool_call_id")))]
     keys: list[Key] = [("msg", role, text_of(message.get("content")))]
-    for call in message.get("tool_calls") or []:
+    for call in _list(message.get("tool_calls")):
         if isinstance(call, Mapping):
             keys.append(("call", str(call.get("id"))))
     return keys
@@ -146,7 +151,7 @@ def input_keys(api: Api, request: Mapping[str, Any]) -> tuple[Key, ...]:
             keys.append(("instructions", request["instructions"]))
         keys.extend(k for _, item in responses_input(request) if (k := fingerprint(item)) is not None)
     else:
-        for message in request.get("messages") or []:
+        for message in _list(request.get("messages")):
             if isinstance(message, Mapping):
                 keys.extend(chat_fingerprints(message))
     return tuple(keys)

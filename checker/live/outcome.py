@@ -144,7 +144,7 @@ class OutcomeCollector:
             self._id = response["id"]
         if kind == "response.output_item.done" and isinstance(obj.get("item"), dict):
             self._done.append(obj["item"])
-        elif kind in TERMINAL_TYPES and isinstance(response, dict):
+        elif isinstance(kind, str) and kind in TERMINAL_TYPES and isinstance(response, dict):  # any JSON: [] too
             output = response.get("output")
             if isinstance(output, list):
                 self._final = [item for item in output if isinstance(item, dict)]
@@ -170,7 +170,8 @@ class OutcomeCollector:
             if isinstance(delta.get(name), str):
                 self._reasoning.append(delta[name])
                 self._reasoning_field = name
-        for call in delta.get("tool_calls") or []:
+        calls = delta.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
             if isinstance(call, dict):
                 self._call_delta(call)
 
