@@ -168,10 +168,11 @@ def example(
     limits: ProbeLimits = LIMITS,
     redirects: list[dict[str, Any]] | None = None,
     connection: dict[str, Any] | None = None,
+    request: dict[str, Any] | None = None,
     **timing: Any,
 ) -> None:
     chosen: Scenario = SCENARIOS[scenario]
-    request = chosen.request("gpt-4.1")
+    request = request if request is not None else chosen.request("gpt-4.1")
     stream = chosen.expect != "nonstream"
     if headers is None:
         headers = SSE_HEADERS if stream and status == 200 else JSON_HEADERS if status is not None else []
@@ -266,6 +267,21 @@ def make_http_examples() -> None:
             codes=["HTP019"], headers=[*SSE_HEADERS, ["transfer-encoding", "chunked"],
                                        ["keep-alive", "timeout=5, max=100"]],
             connection={"closed_by_server": True, "closed_after": 0.0002, "retried": None})
+    # As sse-check proxy records a client that leaves mid-stream: not the server's doing, so no LIF006.
+    example("HTP020-reading-stopped", cut(TEXT, 6, extra=40),
+            about="the client disconnected after six events and a part of the seventh",
+            codes=["HTP020"], ending="interrupted", detail="the client disconnected", terminal=None)
+    # The request of issue 14's report, refused as a server should refuse it (no HTP001).
+    invalid = {**SCENARIOS["plain_text"].request("gpt-4.1"), "input": 1}
+    example("HTP021-invalid-request-refused", compact(ERRORS["malformed_input"]), request=invalid,
+            about="a request whose input is a number, refused with HTTP 400 and a JSON error",
+            codes=["HTP021"], status=400, reason="Bad Request")
+    # The real llama-server's answer (captures/llama.cpp/error_previous_response_id.sse) to a valid request.
+    chained = {**SCENARIOS["plain_text"].request("gpt-4.1"), "previous_response_id": "resp_abc"}
+    example("HTP022-unsupported-feature", (ROOT / "llama.cpp" / "error_previous_response_id.sse").read_bytes(),
+            request=chained, about="llama-server refuses previous_response_id with HTTP 400",
+            codes=["HTP022"], status=400, reason="Bad Request",
+            headers=[["content-type", "application/json; charset=utf-8"]])
 
 
 if __name__ == "__main__":

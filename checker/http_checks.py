@@ -46,6 +46,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from checker import request_checks
 from checker.engine import Limits, LintResult, StreamLinter
 from checker.findings import Finding, Position
 from checker.nonstream import response_object_findings
@@ -95,6 +96,20 @@ def api_of(path: str) -> Literal["responses", "chat"] | None:
     if path.endswith("/chat/completions"):
         return "chat"
     return None
+
+
+def endpoint_api(meta: Mapping[str, Any]) -> Literal["responses", "chat"] | None:
+    """The API the recorded exchange was with, from its URL; a meta without a URL is the probe's, a Responses one.
+
+    None for another endpoint: its answers are passed through by the proxy and judged by nothing here.
+    """
+    url = meta.get("url")
+    if not isinstance(url, str) or not url:
+        return "responses"
+    try:
+        return api_of(urlsplit(url).path)
+    except ValueError:
+        return None
 
 
 def is_probe_meta(meta: Any) -> bool:
@@ -176,7 +191,7 @@ class ExchangeLinter:
         meta = self.meta
         body = bytes(self._kept)
         if self.linter is not None:
-            result = self.linter.close()
+            result = self.linter.close(reader_stopped=reader_stopped(meta))
             end = Position(line=self.linter.decoder.end_position().line, byte=result.bytes)
         else:
             result = LintResult(
@@ -185,7 +200,8 @@ class ExchangeLinter:
             )
             end = Position(line=_lines(body), byte=self._bytes)
         head, tail = exchange_findings(meta, body=body, whole=self._bytes <= len(body), result=result,
-                                       end=end, tail=self._tail, streamed=self.streamed)
+                                       end=end, tail=self._tail, streamed=self.streamed,
+                                       schemas=load_schema_set(self.profile.schema_set))
         head.extend(self._response_object(meta, body))
         findings = sorted(
             [*self._settle(head), *result.findings, *self._settle(tail)],
@@ -198,7 +214,7 @@ class ExchangeLinter:
         status = meta.get("status")
         if (self.streamed or meta.get("expect") != "nonstream" or not isinstance(status, int)
                 or not 200 <= status < 300 or self._bytes > len(body)
-                or api_of(urlsplit(str(meta.get("url") or "")).path) == "chat"):
+                or endpoint_api(meta) != "responses"):
             return []
         try:
             obj = json.loads(body)
@@ -221,6 +237,12 @@ class ExchangeLinter:
                 continue
             out.append(self.profile.apply(finding))
         return out
+
+
+def reader_stopped(meta: Mapping[str, Any]) -> bool:
+    """Whether the reader (the client, the proxy, the probe's user), not the server, ended the exchange."""
+    ending = meta.get("ending")
+    return isinstance(ending, Mapping) and ending.get("kind") == "interrupted"
 
 
 def with_recorded_limits(options: dict[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -261,11 +283,13 @@ def exchange_findings(
     end: Position,
     tail: bytes,
     streamed: bool,
+    schemas: request_checks.RequestSchemas | None = None,
 ) -> tuple[list[Finding], list[Finding]]:
     """(findings about the exchange as a whole, at its start; findings about how it ended, at its end).
 
     ``body`` is the kept body (all of it when ``whole``, else the head of a stream), ``result`` the body's
-    lint (empty when it is not a stream), ``end`` where the body ended, ``tail`` its last bytes.
+    lint (empty when it is not a stream), ``end`` where the body ended, ``tail`` its last bytes. ``schemas``
+    validates the recorded request (the openai set's request schemas by default).
     """
     head: list[Finding] = []
     end_findings: list[Finding] = []
@@ -297,7 +321,10 @@ def exchange_findings(
     status = meta.get("status")
     expect = meta.get("expect") or "stream"
     if not isinstance(status, int):  # no response headers arrived
-        if kind == "first-byte-timeout":
+        if kind == "interrupted":
+            end_findings.append(rules.READING_STOPPED.finding(
+                end, bytes=0, where="before the response headers", detail=detail or "interrupted"))
+        elif kind == "first-byte-timeout":
             end_findings.append(rules.FIRST_BYTE_TIMEOUT.finding(
                 end, what="response headers", timeout=_num(limits.get("first_byte_timeout"))))
         elif kind == "total-timeout":
@@ -314,6 +341,11 @@ def exchange_findings(
     mtype = media_type(content_type)
     shown_type = repr(content_type) if content_type is not None else "missing"
     error_obj = _error_object(body) if whole or not streamed else None
+    api = endpoint_api(meta)
+    request = meta.get("request")
+    # The request as a server reads it; a request not recorded (None) is not judged.
+    invalid = request_checks.problems(schemas or load_schema_set("openai"), api, request) \
+        if api is not None and request is not None else []
 
     if expect == "error":
         if ok and error_obj is not None:
@@ -323,10 +355,10 @@ def exchange_findings(
             head.append(rules.INVALID_ACCEPTED.finding(_START, what=meta.get("scenario") or "invalid request",
                                                        outcome=outcome))
     elif status != 200:
-        what = "a streaming request" if expect == "stream" else "a non-streaming request"
-        retry = header(meta, "retry-after")
-        extra = f" (Retry-After: {retry})" if retry is not None else ""
-        head.append(rules.STATUS_NOT_OK.finding(_START, status=status, reason=reason, what=what, extra=extra))
+        head.append(_status_finding(meta, status, reason, expect, body, api, request, invalid))
+    if ok and invalid and expect != "error":
+        outcome = f"HTTP {status}" + (f", ended by {result.terminal or 'no terminal event'}" if streamed else "")
+        head.append(rules.INVALID_ACCEPTED.finding(_START, what=request_checks.shown(invalid), outcome=outcome))
     if not ok:
         if error_obj is None:
             head.append(rules.ERROR_NOT_JSON.finding(_START, status=status, detail=_not_error_json(body, whole)))
@@ -347,6 +379,10 @@ def exchange_findings(
             head.append(rules.ERROR_WITH_OK_STATUS.finding(_START, status=status, detail=error_obj))
 
     terminal = result.terminal
+    if kind == "interrupted" and not (streamed and terminal):
+        where = ("before the terminal event" if streamed else "mid-body") if received else "before the first body byte"
+        end_findings.append(rules.READING_STOPPED.finding(end, bytes=received, where=where,
+                                                          detail=detail or "interrupted"))
     if kind == "kept-open":
         end_findings.append(rules.KEPT_OPEN.finding(end, timeout=_num(limits.get("close_timeout")),
                                                     terminal=terminal or "?"))
@@ -380,10 +416,33 @@ def exchange_findings(
     return head, end_findings
 
 
+def _status_finding(meta: Mapping[str, Any], status: int, reason: str, expect: str, body: bytes,
+                    api: Literal["responses", "chat"] | None, request: Any, invalid: list[str]) -> Finding:
+    """What a non-200 status to a request that should have succeeded is: a right refusal of an invalid request
+    (HTP021), a valid request's feature unsupported (HTP022), or the server failing it (HTP001)."""
+    if invalid and 400 <= status < 500 and status not in request_checks.NOT_ABOUT_THE_REQUEST:
+        return rules.INVALID_REQUEST_REFUSED.finding(_START, detail=request_checks.shown(invalid), status=status)
+    if api is not None and isinstance(request, dict) and not invalid and status in request_checks.REFUSAL_STATUSES:
+        error = request_checks.error_fields(body)
+        feature = request_checks.refused_feature(api, request, error)
+        if feature is not None:
+            message = _clip(_one_line(error.get("message") or error.get("code") or "no message"), 100)
+            return rules.UNSUPPORTED_FEATURE.finding(_START, feature=feature, status=status, message=message)
+    what = "a streaming request" if expect == "stream" else "a non-streaming request"
+    retry = header(meta, "retry-after")
+    extra = f" (Retry-After: {retry})" if retry is not None else ""
+    return rules.STATUS_NOT_OK.finding(_START, status=status, reason=reason, what=what, extra=extra)
+
+
 def nonstream_findings(body: bytes, meta: Mapping[str, Any], *, whole: bool = True) -> list[Finding]:
-    """A ``stream: false`` answer: a Response object, its output order, and parity with the stream."""
+    """A ``stream: false`` answer, as its endpoint defines it: a Response object (its output order, and parity
+    with the stream), or a chat completion; the answer of another endpoint is not judged."""
+    api = endpoint_api(meta)
+    if api is None:
+        return []
+    what = "Response object" if api == "responses" else "chat completion"
     if not whole:
-        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, detail=f"larger than {MAX_KEPT_BODY} bytes")]
+        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail=f"larger than {MAX_KEPT_BODY} bytes")]
     try:
         obj = json.loads(body)
     except (UnicodeDecodeError, ValueError) as exc:
@@ -392,14 +451,17 @@ def nonstream_findings(body: bytes, meta: Mapping[str, Any], *, whole: bool = Tr
             detail = "an event stream was sent although the request said stream: false"
         else:
             detail = f"not JSON ({_one_line(str(exc))})"
-        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, detail=detail)]
+        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail=detail)]
     if not isinstance(obj, dict):
-        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, detail=f"a JSON {_json_kind(obj)}")]
+        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail=f"a JSON {_json_kind(obj)}")]
     if obj.get("error"):
         return []  # reported as an error body with a 2xx status
+    if api == "chat":
+        why = _not_a_chat_completion(obj)
+        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail=why)] if why else []
     output = obj.get("output")
     if not isinstance(output, list):
-        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, detail="no output array")]
+        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail="no output array")]
     found: list[Finding] = []
     items = [item for item in output if isinstance(item, dict)]
     types = [str(item.get("type")) for item in items]
@@ -411,6 +473,23 @@ def nonstream_findings(body: bytes, meta: Mapping[str, Any], *, whole: bool = Tr
         found.extend(parity_findings(digest_output(items), reference["output"],
                                      terminal=str(reference.get("terminal") or "response.completed")))
     return found
+
+
+def _not_a_chat_completion(obj: Mapping[str, Any]) -> str | None:
+    """Why a JSON object is not a chat completion as the SDKs read one (``choices[i].message``), if it is not.
+
+    Only the shape the clients index is required: fields the description lists but the SDKs do not need
+    (``logprobs``, which llama-server leaves out) are not this rule's business.
+    """
+    choices = obj.get("choices")
+    if not isinstance(choices, list):
+        return "no choices array" if choices is None else f"choices is a JSON {_json_kind(choices)}"
+    for index, choice in enumerate(choices):
+        if not isinstance(choice, dict):
+            return f"choices[{index}] is a JSON {_json_kind(choice)}"
+        if not isinstance(choice.get("message"), dict):
+            return f"choices[{index}] has no message object"
+    return None
 
 
 def digest_output(output: Sequence[Any]) -> list[dict[str, Any]]:
@@ -584,5 +663,5 @@ def _clip(text: str, n: int) -> str:
 
 
 def _json_kind(value: Any) -> str:
-    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+    return {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean",
             type(None): "null"}.get(type(value), type(value).__name__)

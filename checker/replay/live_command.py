@@ -46,7 +46,8 @@ from checker.replay.live import Counts, Measurement, Pair
 REPORT_VERSION = 1
 LIVE_FORMATS = ("text", "json")
 # A control (dropped, altered) that is rejected is an RPL106 info, not the HTTP family's status error.
-_STATUS_NOT_OK = "HTP001"
+# What the HTTP checks call a refused request (failed, invalid, a feature unsupported): RPL106 says it better.
+_REFUSED = frozenset({"HTP001", "HTP021", "HTP022"})
 
 OnRequest = Callable[[str], None]
 
@@ -146,7 +147,7 @@ def _verdict(exchange: Exchange) -> list[Finding]:
     findings = list(result.findings)
     status = exchange.http.get("status")
     if exchange.turn == 2 and exchange.variant != "exact" and isinstance(status, int) and status >= 400:
-        findings = [f for f in findings if f.code != _STATUS_NOT_OK]  # RPL106 says it
+        findings = [f for f in findings if f.code not in _REFUSED]  # RPL106 says it
     return findings
 
 

@@ -203,11 +203,16 @@ NONSTREAM_TEXT = rule(
 )
 NONSTREAM_NOT_RESPONSE = rule(
     "HTP018", "nonstream-not-a-response", "error",
-    "the non-streaming answer is not a Response object: {detail}",
-    summary="Flags a `stream: false` answer that is not a JSON Response object with an `output` array.",
-    why="SDKs parse the body as a Response; anything else (an event stream sent anyway, a bare list, an "
-        "object without `output`) fails to parse or yields an empty result.",
-    sources=("OpenAI Responses API reference, Response object",),
+    "the non-streaming answer is not a {what}: {detail}",
+    summary="Flags a `stream: false` answer that is not what its endpoint returns: a JSON Response object with "
+            "an `output` array (`/v1/responses`), a chat completion with `choices[].message` "
+            "(`/v1/chat/completions`).",
+    why="SDKs parse the body as the endpoint's object (openai-python's Response, ChatCompletion); anything else "
+        "(an event stream sent anyway, a bare list, an object without `output` or `choices`) fails to parse or "
+        "yields an empty result. The answer of another endpoint is not judged.",
+    sources=("OpenAI Responses API reference, Response object",
+             "OpenAI Chat Completions API reference, chat completion object",
+             "openai-python src/openai/types/chat/chat_completion.py"),
     clients=("openai-python", "openai-node", "openai-agents"),
     bad="http/HTP018-nonstream-not-a-response.sse",
     good=GOOD,
@@ -227,5 +232,49 @@ CLOSED_UNANNOUNCED = rule(
              "RFC 9112 §9.3.1 (non-idempotent requests are not retried automatically)",
              "openai-python src/openai/_base_client.py (APIConnectionError retried)"),
     bad="http/HTP019-connection-closed-unannounced.sse",
+    good=GOOD,
+)
+READING_STOPPED = rule(
+    "HTP020", "reading-stopped", "info",
+    "reading stopped after {bytes} bytes, {where}: {detail}",
+    summary="Notes that the reader, not the server, ended the exchange before the terminal event (the client "
+            "disconnected, the proxy or the probe was stopped).",
+    why="A stream the client abandoned has no terminal event through no fault of the server, so the checks of "
+        "the stream's end (LIF006, the [DONE] sentinel, an unfinished last event) are not run; what arrived "
+        "was checked as usual. A client that leaves mid-stream is often a user cancelling, or a client timeout "
+        "shorter than the generation: worth knowing, not a server defect.",
+    sources=(SSE_SPEC, "ASGI HTTP connection scope ('http.disconnect')"),
+    bad="http/HTP020-reading-stopped.sse",
+    good=GOOD,
+)
+INVALID_REQUEST_REFUSED = rule(
+    "HTP021", "invalid-request-refused", "info",
+    "invalid request refused with HTTP {status}, as it should be: {detail}",
+    summary="Notes that an HTTP 4xx answered a request that does not match the request schema "
+            "(`CreateResponse`, `CreateChatCompletionRequest`): a correct refusal, reported instead of HTP001.",
+    why="A server must refuse an invalid request with a 4xx and a JSON error, and this one did; the defect "
+        "is in the client that sent it (the SDKs validate nothing before sending, so a wrong type reaches the "
+        "server as is).",
+    sources=(OPENAI_ERRORS, "OpenAI OpenAPI description 2.3.0, components.schemas.CreateResponse and "
+             "CreateChatCompletionRequest"),
+    bad="http/HTP021-invalid-request-refused.sse",
+    good=GOOD,
+)
+UNSUPPORTED_FEATURE = rule(
+    "HTP022", "unsupported-feature", "warning",
+    "feature not supported: {feature} (HTTP {status}: {message})",
+    summary="Flags a valid request refused with an HTTP error that names a feature it uses "
+            "(`previous_response_id`, `background`, a tool type, an input item type, …): unsupported here.",
+    why="Refusing with a 4xx and a JSON error that names the feature is the right way to decline, so this is "
+        "not HTP001's malfunction; but every client that relies on the feature gets that error instead of a "
+        "response (openai-python and openai-node raise BadRequestError), and a gateway in front of the server "
+        "inherits the gap. A warning, not info: it answers 'will real clients work with this server?' with no "
+        "for the clients that use the feature, and the fix is the server's (implement it, or document it). "
+        "Open Responses says servers SHOULD support previous_response_id.",
+    sources=(OPENAI_ERRORS, OPENAI_PY,
+             "Open Responses specification, https://www.openresponses.org/specification "
+             "('Stateful Conversations')"),
+    clients=("openai-python", "openai-node"),
+    bad="http/HTP022-unsupported-feature.sse",
     good=GOOD,
 )

@@ -320,7 +320,9 @@ def test_a_server_rejecting_the_replayed_reasoning_item(serve: Any, tmp_path: Pa
     assert rows[("continue", "exact")]["status"] == 400 and rows[("continue", "exact")]["error"] == message
     assert rows[("continue", "dropped")]["cached_tokens"] == 273
     exact = next(r for r in report["requests"] if r["name"] == "replay-continue-exact")
-    assert "HTP001" in {f["code"] for f in exact["findings"]}
+    # A valid request refused with an error about the reasoning item it carries: that item type is unsupported.
+    (refused,) = [f for f in exact["findings"] if f["code"] == "HTP022"]
+    assert refused["message"].startswith("feature not supported: input item type 'reasoning' (HTTP 400: ")
     code, out, _ = run_here("replay", "--live", server.url, "--model", MODEL, "--profile", "llama.cpp")
     text = " ".join(out.split())
     assert code == 1 and "RPL104 error the server rejected the continue request" in text

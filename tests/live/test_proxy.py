@@ -453,3 +453,48 @@ def test_an_answer_in_an_encoding_the_checker_cannot_read_is_passed_on_unchecked
     raw, record = _raw_through_proxy(upstream)
     assert raw == upstream.payload
     assert record.result is None and "Content-Encoding 'br'" in record.note
+
+
+# --- the endpoint and the request decide what an answer must be (issue 14) ---------------------------------
+
+
+def test_refusals_chat_answers_and_a_client_that_leaves_are_judged_right(llama_server: ServerProcess,
+                                                                         proxy: Callable[..., ServerProcess],
+                                                                         tmp_path: Path) -> None:
+    saved, report = tmp_path / "saved", tmp_path / "report.json"
+    px = proxy(llama_server.url, "--save", str(saved), "--format", "json", "-o", str(report))
+    client = openai.OpenAI(base_url=f"{px.url}/v1", api_key=SECRET, max_retries=0)
+    refuse = {"X-SSE-Check-Fault": "status=400"}  # the replay server answers as a server refusing the request
+    # Invalid requests, as openai-python sends them unchecked: HTTP 400 is the right answer (HTP021, no HTP001).
+    with pytest.raises(openai.BadRequestError):
+        client.responses.create(model="m", input=1, extra_headers=refuse)  # type: ignore[arg-type]
+    with pytest.raises(openai.BadRequestError):
+        client.chat.completions.create(model="m", messages=1, extra_headers=refuse)  # type: ignore[arg-type]
+    # A valid request that the real llama-server refuses for previous_response_id (its recorded answer): HTP022.
+    with pytest.raises(openai.BadRequestError, match="previous_response_id"):
+        client.responses.create(model="m", input="hi", previous_response_id="resp_abc", stream=True,
+                                extra_headers={"X-SSE-Check-Scenario": "error_previous_response_id"})
+    # A non-streamed chat answer is a chat completion, not a Response object (no HTP018).
+    completion = client.chat.completions.create(
+        model="m", messages=request_body("chat-reasoning_text")["messages"],
+        extra_headers={"X-SSE-Check-Scenario": "chat-reasoning_text"})
+    assert completion.choices[0].message.content
+    # A client that leaves mid-stream: reported as what happened (HTP020), not as a missing terminal event.
+    with httpx.Client(base_url=px.url, timeout=10) as http:
+        with http.stream("POST", "/v1/responses", json={"input": "hi", "stream": True},
+                         headers={"X-SSE-Check-Scenario": "plain_text", "X-SSE-Check-Fault": "chunk-size=64;delay=50"}) \
+                as response:
+            assert next(response.iter_raw())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and len(list(saved.glob("*.meta.json"))) < 5:
+        time.sleep(0.05)  # the proxy records the abandoned exchange once it has seen the client leave
+    stop(px)
+    entries = json.loads(report.read_text())["files"]
+    found = [codes(entry) for entry in entries]
+    assert found[:4] == [{"HTP021"}, {"HTP021"}, {"HTP022"}, set()], found
+    assert "HTP020" in found[4] and "LIF006" not in found[4], found[4]
+    assert entries[4]["http"]["ending"]["detail"] == "the client disconnected"
+    assert "previous_response_id" in next(f["message"] for f in entries[2]["findings"])
+    # sse-check lint of what the proxy saved says the same.
+    linted = sorted(_lint(saved)["files"], key=lambda f: f["path"])
+    assert [_comparable(f["findings"]) for f in linted] == [_comparable(e["findings"]) for e in entries]

@@ -1,0 +1,164 @@
+"""The request decides what an HTTP error is, and the endpoint what an answer must be (checker.request_checks,
+checker.http_checks): a refused invalid request is right (HTP021), a refused feature is unsupported (HTP022),
+a non-streamed chat answer is a chat completion, and a reader that leaves is not the server's fault (HTP020)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checker.http_checks import lint_exchange
+from checker.request_checks import error_fields, features, refused_feature
+from checker.schemas import SchemaSet, load_schema_set
+
+ROOT = Path(__file__).resolve().parents[1]
+TEXT = (ROOT / "captures" / "conforming" / "text.sse").read_bytes()
+VALID = {"model": "m", "input": "hi", "stream": True}
+
+
+def meta(request: Any, *, status: int = 400, path: str = "/v1/responses", expect: str = "stream",
+         kind: str = "complete", detail: str = "", content_type: str = "application/json") -> dict[str, Any]:
+    return {"meta_version": 1, "expect": expect, "url": f"http://127.0.0.1:8080{path}", "request": request,
+            "status": status, "reason": "", "headers": [["content-type", content_type]],
+            "ending": {"kind": kind, "detail": detail}}
+
+
+def codes(record: dict[str, Any], body: bytes) -> list[str]:
+    return sorted({f.code for f in lint_exchange(record, [body]).findings})
+
+
+def error(message: str, param: str | None = None) -> bytes:
+    return json.dumps({"error": {"message": message, "type": "invalid_request_error", "param": param,
+                                 "code": None}}).encode()
+
+
+# --- the request schemas -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+def test_request_schemas_read_a_request_as_a_server_does(backend: str) -> None:
+    schemas = SchemaSet("openai", backend=backend)  # type: ignore[arg-type]
+    assert schemas.validate_request("responses", {"input": 1})[0].pointer == "/input"
+    assert {v.pointer for v in schemas.validate_request("chat", {"messages": 1})} == {"/model", "/messages"}
+    # A nullable property may be left out: openai-python sends function tools without `strict`.
+    tools = [{"type": "function", "name": "get_weather", "parameters": {"type": "object"}}]
+    assert schemas.validate_request("responses", {**VALID, "tools": tools}) == []
+    assert schemas.validate_request("chat", {"model": "m", "messages": [{"role": "user", "content": "hi"}]}) == []
+    with pytest.raises(ValueError):
+        schemas.validate_request("embeddings", {})
+
+
+def test_every_request_the_captures_record_is_valid_except_the_probes_invalid_ones() -> None:
+    schemas = load_schema_set("openai")
+    for path in sorted(ROOT.glob("captures/**/*.meta.json")) + sorted(ROOT.glob("captures/**/*.request.json")):
+        record = json.loads(path.read_text())
+        request = record.get("request") if path.name.endswith(".meta.json") else record
+        if not isinstance(request, dict) or (path.name.endswith(".meta.json") and record.get("expect") == "error"):
+            continue
+        invalid = path.name.startswith("HTP021")
+        api = "chat" if "messages" in request else "responses"
+        assert bool(schemas.validate_request(api, request)) == invalid, path
+
+
+# --- naming the refused feature ----------------------------------------------------------------------------
+
+
+def test_the_error_param_names_the_feature_first() -> None:
+    request = {**VALID, "tools": [{"type": "function", "name": "f"}, {"type": "web_search"}], "background": True}
+    assert refused_feature("responses", request, {"param": "tools[1].type", "message": "bad"}) == \
+        "tool type 'web_search'"
+    assert refused_feature("responses", request, {"param": "background", "message": "no"}) == "background"
+
+
+def test_the_message_names_a_value_before_a_field() -> None:
+    request = {**VALID, "tools": [{"type": "web_search"}], "include": ["reasoning.encrypted_content"]}
+    message = {"message": "Tool type 'web_search' is not supported by this server (tools)."}
+    assert refused_feature("responses", request, message) == "tool type 'web_search'"
+    assert refused_feature("responses", request, {"message": "include reasoning.encrypted_content: no"}) == \
+        "include 'reasoning.encrypted_content'"
+    item = {**VALID, "input": [{"type": "item_reference", "id": "msg_1"}]}
+    assert refused_feature("responses", item, {"message": "item_reference is not supported"}) == \
+        "input item type 'item_reference'"
+
+
+def test_an_error_that_names_nothing_the_request_uses_names_no_feature() -> None:
+    request = {**VALID, "previous_response_id": "resp_1"}
+    assert refused_feature("responses", request, {"message": "The model 'm' does not exist", "param": "model"}) is None
+    assert refused_feature("responses", request, {"message": "Something is not supported"}) is None
+    assert refused_feature("responses", request, {}) is None
+    # a word inside another one is no mention ("stored" is not "store")
+    assert refused_feature("responses", {**VALID, "store": True}, {"message": "nothing stored"}) is None
+
+
+def test_the_basic_fields_are_never_the_unsupported_feature() -> None:
+    assert [f.label for f in features("chat", {"model": "m", "messages": [], "stream": True, "n": 2})] == ["n"]
+    assert error_fields(b'{"error": {"message": "x", "param": null, "code": 400}}') == {"message": "x", "code": "400"}
+    assert error_fields(b"<html>") == {} and error_fields(b'{"error": "plain"}') == {"message": "plain"}
+
+
+# --- what the HTTP findings are ------------------------------------------------------------------------------
+
+
+def test_a_refused_invalid_request_is_right_and_a_refused_feature_unsupported() -> None:
+    assert codes(meta({"input": 1}), error("Invalid type for 'input'", "input")) == ["HTP021"]
+    assert codes(meta({"messages": 1}, path="/v1/chat/completions", expect="nonstream"), error("bad")) == ["HTP021"]
+    refused = error("llama.cpp does not support 'previous_response_id'.")
+    assert codes(meta({**VALID, "previous_response_id": "resp_abc"}), refused) == ["HTP022"]
+    assert codes(meta({**VALID, "background": True}, status=501), error("background mode: not implemented")) == \
+        ["HTP022"]
+
+
+def test_other_errors_stay_status_not_ok() -> None:
+    # a valid request refused for a reason it does not name, a rate limit, authentication, a server fault
+    assert codes(meta(VALID), error("The model 'm' does not exist", "model")) == ["HTP001"]
+    assert codes(meta({**VALID, "previous_response_id": "r"}, status=429), error("previous_response_id: slow")) \
+        == ["HTP001"]
+    assert codes(meta({"input": 1}, status=401), error("no key")) == ["HTP001"]  # says nothing about the body
+    assert codes(meta({"input": 1}, status=500), error("boom")) == ["HTP001"]
+    assert codes(meta(None), error("bad")) == ["HTP001"]  # no request recorded: nothing to judge it by
+
+
+def test_an_invalid_request_answered_as_a_success_is_invalid_accepted() -> None:
+    found = lint_exchange(meta({**VALID, "input": 1}, status=200, content_type="text/event-stream"), [TEXT]).findings
+    (accepted,) = [f for f in found if f.code == "HTP005"]
+    assert "/input: 1 is not of type string or array" in accepted.message
+    assert "ended by response.completed" in accepted.message
+
+
+def test_the_endpoint_decides_what_a_non_streamed_answer_must_be() -> None:
+    chat = meta({"model": "m", "messages": [{"role": "user", "content": "hi"}]}, status=200,
+                path="/v1/chat/completions", expect="nonstream")
+    completion = {"id": "c", "object": "chat.completion", "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "hello"}}]}
+    assert codes(chat, json.dumps(completion).encode()) == []
+    for body, detail in [({"output": []}, "no choices array"), ({"choices": {}}, "choices is a JSON object"),
+                         ({"choices": [{"index": 0}]}, "choices[0] has no message object")]:
+        (finding,) = lint_exchange(chat, [json.dumps(body).encode()]).findings
+        assert finding.code == "HTP018" and finding.message.endswith(f"not a chat completion: {detail}")
+    responses = meta({**VALID, "stream": False}, status=200, expect="nonstream")
+    (finding,) = lint_exchange(responses, [json.dumps(completion).encode()]).findings
+    assert finding.message == "the non-streaming answer is not a Response object: no output array"
+    other = meta({"x": 1}, status=200, path="/v1/embeddings", expect="nonstream")
+    assert codes(other, b'{"data": []}') == []  # another endpoint's answer is not judged
+
+
+def test_a_reader_that_leaves_before_the_end_is_not_a_missing_terminal_event() -> None:
+    head = TEXT[: TEXT.index(b"\n\n", 2000) + 10]  # mid-event, no terminal event
+    record = meta(VALID, status=200, kind="interrupted", detail="the client disconnected",
+                  content_type="text/event-stream")
+    found = lint_exchange(record, [head]).findings
+    assert [f.code for f in found] == ["HTP020"]
+    assert found[0].message == f"reading stopped after 0 bytes, before the terminal event: the client disconnected" \
+        .replace("0 bytes", f"{len(head)} bytes")
+    # the same cut by the transport is the server's (or the network's) failure
+    cut = dict(record, ending={"kind": "disconnect", "detail": "reset"})
+    assert {"HTP012", "LIF006"} <= set(codes(cut, head))
+    # a client that stops once it has the terminal event (as codex does) has seen the whole stream: nothing to say
+    assert codes(dict(record), TEXT) == []
+    # stopped before any answer
+    before = dict(record, status=None, headers=[], ending={"kind": "interrupted", "detail": "the proxy was stopped"})
+    assert [f.message for f in lint_exchange(before, [b""]).findings] == [
+        "reading stopped after 0 bytes, before the response headers: the proxy was stopped"]
