@@ -268,7 +268,7 @@ def make_http_examples() -> None:
                                        ["keep-alive", "timeout=5, max=100"]],
             connection={"closed_by_server": True, "closed_after": 0.0002, "retried": None})
     # As sse-check proxy records a client that leaves mid-stream: not the server's doing, so no LIF006.
-    example("HTP020-reading-stopped", cut(TEXT, 6, extra=40),
+    example("HTP020-client-disconnected", cut(TEXT, 6, extra=40),
             about="the client disconnected after six events and a part of the seventh",
             codes=["HTP020"], ending="interrupted", detail="the client disconnected", terminal=None)
     # The request of issue 14's report, refused as a server should refuse it (no HTP001).

@@ -273,9 +273,9 @@ class StreamLinter:
         return out
 
     def close(self, *, reader_stopped: bool = False) -> LintResult:
-        """End of the stream. ``reader_stopped``: the reader, not the server, ended it (a client that left,
-        a stopped proxy): what arrived is checked, the end of the stream is not (no terminal event, no
-        ``[DONE]`` and an unfinished last event are then nobody's fault)."""
+        """End of the stream. ``reader_stopped``: the reader, not the server, ended it (a client that left the
+        proxy): what arrived is checked, the end of the stream is not (no terminal event, no ``[DONE]`` and an
+        unfinished last event are then nobody's fault)."""
         if self._closed_result is not None:
             return self._closed_result
         out: list[Finding] = []

@@ -71,6 +71,8 @@ ENDINGS: dict[str, bool] = {
     "interrupted": False,  # the user stopped the probe
 }
 TERMINAL_TYPES = ("response.completed", "response.incomplete", "response.failed")
+# The ``ending.detail`` of an ``interrupted`` exchange that the proxy's client ended by disconnecting.
+CLIENT_LEFT = "the client disconnected"
 # A non-streaming body or an error body is kept whole up to this size (far above any real one).
 MAX_KEPT_BODY = 16 * 1024 * 1024
 # For a stream, the first bytes are kept to recognise a JSON error body sent with a 2xx status.
@@ -191,7 +193,7 @@ class ExchangeLinter:
         meta = self.meta
         body = bytes(self._kept)
         if self.linter is not None:
-            result = self.linter.close(reader_stopped=reader_stopped(meta))
+            result = self.linter.close(reader_stopped=client_left(meta))
             end = Position(line=self.linter.decoder.end_position().line, byte=result.bytes)
         else:
             result = LintResult(
@@ -239,10 +241,14 @@ class ExchangeLinter:
         return out
 
 
-def reader_stopped(meta: Mapping[str, Any]) -> bool:
-    """Whether the reader (the client, the proxy, the probe's user), not the server, ended the exchange."""
+def client_left(meta: Mapping[str, Any]) -> bool:
+    """Whether the client whose traffic the proxy watched, not the server, ended the exchange.
+
+    Only that one: a probe or a proxy stopped by its operator ended the exchange too, but then sse-check itself
+    was the reader and the exchange it was asked to check did not finish, so its verdict stays the stream's.
+    """
     ending = meta.get("ending")
-    return isinstance(ending, Mapping) and ending.get("kind") == "interrupted"
+    return isinstance(ending, Mapping) and ending.get("kind") == "interrupted" and ending.get("detail") == CLIENT_LEFT
 
 
 def with_recorded_limits(options: dict[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -321,7 +327,7 @@ def exchange_findings(
     status = meta.get("status")
     expect = meta.get("expect") or "stream"
     if not isinstance(status, int):  # no response headers arrived
-        if kind == "interrupted":
+        if client_left(meta):
             end_findings.append(rules.READING_STOPPED.finding(
                 end, bytes=0, where="before the response headers", detail=detail or "interrupted"))
         elif kind == "first-byte-timeout":
@@ -379,7 +385,7 @@ def exchange_findings(
             head.append(rules.ERROR_WITH_OK_STATUS.finding(_START, status=status, detail=error_obj))
 
     terminal = result.terminal
-    if kind == "interrupted" and not (streamed and terminal):
+    if client_left(meta) and not (streamed and terminal):
         where = ("before the terminal event" if streamed else "mid-body") if received else "before the first body byte"
         end_findings.append(rules.READING_STOPPED.finding(end, bytes=received, where=where,
                                                           detail=detail or "interrupted"))

@@ -158,7 +158,10 @@ def test_a_reader_that_leaves_before_the_end_is_not_a_missing_terminal_event() -
     assert {"HTP012", "LIF006"} <= set(codes(cut, head))
     # a client that stops once it has the terminal event (as codex does) has seen the whole stream: nothing to say
     assert codes(dict(record), TEXT) == []
-    # stopped before any answer
-    before = dict(record, status=None, headers=[], ending={"kind": "interrupted", "detail": "the proxy was stopped"})
+    # left before any answer
+    before = dict(record, status=None, headers=[])
     assert [f.message for f in lint_exchange(before, [b""]).findings] == [
-        "reading stopped after 0 bytes, before the response headers: the proxy was stopped"]
+        "reading stopped after 0 bytes, before the response headers: the client disconnected"]
+    # a proxy or a probe stopped by its operator: the exchange to check did not finish, the stream's verdict stands
+    stopped = dict(record, ending={"kind": "interrupted", "detail": "the proxy was stopped"})
+    assert codes(stopped, head) == ["LIF006", "SSE004"]  # SSE004: the unfinished last event

@@ -50,7 +50,7 @@ from starlette.types import Receive, Scope, Send
 
 from checker.engine import Limits, LintResult
 from checker.findings import Finding, Position
-from checker.http_checks import ExchangeLinter, api_of
+from checker.http_checks import CLIENT_LEFT, ExchangeLinter, api_of
 from checker.live.connection import is_tls_error, is_unanswered, transport_error_text
 from checker.live.history import Exchange, Tracker
 from checker.live.outcome import Api, Outcome, OutcomeCollector, outcome_from_json
@@ -518,7 +518,7 @@ class Proxy:
                 waiter.cancel()
         if task.done():
             return None
-        return "the client disconnected" if gone.done() and not gone.cancelled() else "the proxy was stopped"
+        return CLIENT_LEFT if gone.done() and not gone.cancelled() else "the proxy was stopped"
 
     def _safely(self, callback: Callable[..., None], *args: Any) -> None:
         try:

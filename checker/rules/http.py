@@ -235,16 +235,17 @@ CLOSED_UNANNOUNCED = rule(
     good=GOOD,
 )
 READING_STOPPED = rule(
-    "HTP020", "reading-stopped", "info",
+    "HTP020", "client-disconnected", "info",
     "reading stopped after {bytes} bytes, {where}: {detail}",
-    summary="Notes that the reader, not the server, ended the exchange before the terminal event (the client "
-            "disconnected, the proxy or the probe was stopped).",
+    summary="Notes that the client, not the server, ended the exchange before the terminal event (it "
+            "disconnected from `sse-check proxy`).",
     why="A stream the client abandoned has no terminal event through no fault of the server, so the checks of "
         "the stream's end (LIF006, the [DONE] sentinel, an unfinished last event) are not run; what arrived "
         "was checked as usual. A client that leaves mid-stream is often a user cancelling, or a client timeout "
-        "shorter than the generation: worth knowing, not a server defect.",
+        "shorter than the generation (then look at the timings): worth knowing, not a server defect. A probe "
+        "or proxy stopped by its operator is not this: the exchange it was to check did not finish.",
     sources=(SSE_SPEC, "ASGI HTTP connection scope ('http.disconnect')"),
-    bad="http/HTP020-reading-stopped.sse",
+    bad="http/HTP020-client-disconnected.sse",
     good=GOOD,
 )
 INVALID_REQUEST_REFUSED = rule(
