@@ -1915,6 +1915,17 @@ def _() -> str:
     return HEAD + encode(events)
 
 
+@capture("REC010-annotations-mismatch",
+         "two url citations are streamed, but content_part.done, output_item.done and the final output keep only "
+         "the first", ["REC010"])
+def _() -> str:
+    events = events_of(web_search_stream)
+    del events[find(events, "response.content_part.done")]["part"]["annotations"][1]
+    del events[find(events, "response.output_item.done", 2)]["item"]["content"][0]["annotations"][1]
+    del completed_response(events)["output"][2]["content"][0]["annotations"][1]
+    return HEAD + encode(events)
+
+
 @capture("SCH005-apply-patch-diff-events",
          "an apply_patch call streams its diff with response.apply_patch_call_operation_diff.delta/done, events "
          "OpenAI sends but no published description has: openai-node throws on the first", ["SCH005"])

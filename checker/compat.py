@@ -574,6 +574,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "REC008": {"openai-node": (_degrades("{type} replaces the streamed {field} in the snapshot ({diff})"),)},
     "REC009": {"openai-node": (_degrades("finalResponse() keeps the done item's {field}, not what was streamed "
                                          "({diff})"),)},
+    "REC010": {"openai-node": (_degrades("{where} replaces the annotations streamed into the snapshot ({detail})"),)},
     # -- ids --------------------------------------------------------------------------
     "IDS002": {"codex": (_degrades("the item id and call_id are confused when the item is replayed"),)},
     "IDS003": {

@@ -454,17 +454,17 @@ def start(item_type: str | None, raw: dict[str, Any], label: str) -> ToolState |
     return state
 
 
+def canonical(value: Any) -> bytes | str:
+    """One comparable form of a JSON value (sorted keys: key order does not matter)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # numbers orjson cannot write: compare the Python form
+        return repr(value)
+
+
 def final_fields(item: dict[str, Any]) -> tuple[Any, ...]:
     """What a hosted-tool item's done form and its copy in the terminal response must share: its input and,
-    for shell output, the output (structures as canonical JSON, so key order does not matter)."""
-    def canonical(value: Any) -> Any:
-        if isinstance(value, (dict, list)):
-            try:
-                return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-            except TypeError:  # numbers orjson cannot write: compare the Python form
-                return repr(value)
-        return value
-
+    for shell output, the output."""
     return (
         item.get("code"),
         item.get("input"),

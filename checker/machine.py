@@ -173,7 +173,8 @@ class Part:
     implicit: bool = False  # created for a delta that arrived without its part
     text_done: bool = False
     closed: bool = False
-    annotations: int | None = 0  # annotations the part holds; None: it has no annotations list
+    # The part's annotations (canonical JSON) as streamed; None: it has no annotations list to add to.
+    cited: list[bytes | str] | None = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -814,7 +815,7 @@ class ResponsesMachine:
                 for n, part in enumerate(initial):
                     text = _part_text(part)
                     parts.append(Part(index=n, type=_part_type(part), text=TextAccumulator(text or ""),
-                                      text_done=True, closed=True, annotations=_annotations(part)))
+                                      text_done=True, closed=True, cited=_annotations(part)))
         self.items.append(item)
         if item_id is not None:
             # On a duplicate id the newest item wins: the events that follow are its.
@@ -895,6 +896,7 @@ class ResponsesMachine:
         """A done item's text is no longer compared with anything but by digest."""
         for part in (*item.content, *item.summary):
             part.text = part.text.compacted() if self.keep_texts else TextAccumulator()
+            part.cited = []
         item.arguments = item.arguments.compacted() if self.keep_texts else TextAccumulator()
 
     def _done_function_call(self, item: Item, raw: dict[str, Any], pos: Position, out: list[Finding]) -> None:
@@ -946,6 +948,8 @@ class ResponsesMachine:
                 )
             )
         for part, final_part in zip(parts, final):
+            if key == "content":
+                self._compare_annotations("output_item.done", item, part, final_part, pos, out)
             text = _part_text(final_part)
             if text is None:
                 continue
@@ -989,7 +993,7 @@ class ResponsesMachine:
             part = event.get("part")
             initial = _part_text(part) if isinstance(part, dict) else None
             parts.append(Part(index=index if index is not None else expected, type=_part_type(part),
-                              text=TextAccumulator(initial or ""), annotations=_annotations(part)))
+                              text=TextAccumulator(initial or ""), cited=_annotations(part)))
             return
         part = self._find_part(parts, index)
         if part is None and parts and index is not None and not parts[-1].closed:
@@ -1046,6 +1050,7 @@ class ResponsesMachine:
                 out.append(
                     reconcile.PART_DONE_MISMATCH.finding(pos, diff=describe_difference(part.text.text(), text))
                 )
+            self._compare_annotations("content_part.done", item, part, done_part, pos, out)
 
     @staticmethod
     def _annotation(item: Item, part: Part, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
@@ -1053,13 +1058,43 @@ class ResponsesMachine:
         got = event.get("annotation_index")
         if type(got) is not int:
             return  # the schema's finding
-        held = part.annotations
+        cited = part.cited
+        held = None if cited is None else len(cited)
         if held is None or got != held:
             expected = "none (the part has no annotations list)" if held is None else held
             out.append(content.ANNOTATION_INDEX.finding(
                 pos, got=got, expected=expected, index=part.index, item=item.label,
                 details={"got": got, "expected": held, "index": part.index, "item": item.label}))
-        part.annotations = max(held or 0, got + 1)
+        if cited is None:
+            part.cited = cited = []
+        annotation = hosted.canonical(event.get("annotation"))
+        if 0 <= got < len(cited):
+            cited[got] = annotation  # openai-node writes at annotation_index: a repeat replaces
+        else:
+            cited.append(annotation)
+
+    @staticmethod
+    def _compare_annotations(where: str, item: Item, part: Part, final: Any, pos: Position,
+                             out: list[Finding]) -> None:
+        """The annotations a done part or item carries against those added by events (openai-node then
+        replaces its streamed part, so from here on the done ones are what the part holds)."""
+        if part.type != "output_text" or not isinstance(final, dict):
+            return
+        done = final.get("annotations")
+        if not isinstance(done, list):
+            return
+        cited = part.cited or []
+        forms = [hosted.canonical(a) for a in done]
+        if forms == cited:
+            return
+        if len(forms) != len(cited):
+            detail = f"{len(cited)} added, {len(forms)} at {where}"
+        else:
+            first = next(n for n, (a, b) in enumerate(zip(cited, forms)) if a != b)
+            detail = f"annotation {first} differs"
+        out.append(reconcile.ANNOTATIONS_MISMATCH.finding(pos, where=where, index=part.index, item=item.label,
+                                                          detail=detail))
+        part.cited = forms
 
     @staticmethod
     def _find_part(parts: list[Part], index: int | None) -> Part | None:
@@ -1142,12 +1177,12 @@ def _part_type(part: Any) -> str | None:
     return None
 
 
-def _annotations(part: Any) -> int | None:
-    """How many annotations a part holds (None: it has no annotations list to append to)."""
+def _annotations(part: Any) -> list[bytes | str] | None:
+    """The annotations a part holds, canonical (None: it has no annotations list to append to)."""
     if isinstance(part, dict) and part.get("type") == "output_text":
         held = part.get("annotations")
-        return len(held) if isinstance(held, list) else None
-    return 0
+        return [hosted.canonical(a) for a in held] if isinstance(held, list) else None
+    return []
 
 
 def _part_text(part: Any) -> str | None:
@@ -1170,7 +1205,8 @@ def _identity_and_texts(item: dict[str, Any]) -> tuple[Any, ...]:
         parts = item.get(key)
         if not isinstance(parts, list):
             return ()
-        return tuple((_part_type(p), _part_text(p)) for p in parts)
+        return tuple((_part_type(p), _part_text(p), hosted.canonical(p.get("annotations")) if isinstance(p, dict)
+                      else None) for p in parts)
 
     return (
         item.get("id"),

@@ -121,6 +121,22 @@ def _part_without_annotations(events: Events) -> Events:
     return events
 
 
+def _without_annotation_events(events: Events) -> Events:
+    """A gateway that puts the citations in the done part and item but never streams them."""
+    return [e for e in events if e["type"] != "response.output_text.annotation.added"]
+
+
+def _other_citation_at_done(events: Events) -> Events:
+    part = events[_find(events, "response.content_part.done")]["part"]
+    part["annotations"][0] = {**part["annotations"][0], "url": "https://example.com/"}
+    return events
+
+
+def _final_output_drops_citation(events: Events) -> Events:
+    events[-1]["response"]["output"][2]["content"][0]["annotations"].pop()
+    return events
+
+
 def _shell_output_alone(events: Events) -> Events:
     """The shell call is not in this response (it came in an earlier one): outputs may only append."""
     call, done = _find(events, "response.output_item.added"), _find(events, "response.output_item.done")
@@ -163,9 +179,13 @@ CASES: dict[str, tuple[str, Callable[[Events], Events], list[str]]] = {
     "custom item differs": ("custom-tool", _custom_item_differs, ["REC009"]),
     "custom input done missing": ("custom-tool", _drop("response.custom_tool_call_input.done"), ["HST004"]),
     # annotations: annotation_index appends per part
+    # a repeated index overwrites the first citation in openai-node's snapshot until content_part.done
     "annotation index repeated": ("web-search", _set("response.output_text.annotation.added", 1,
-                                                     annotation_index=0), ["CNT009"]),
+                                                     annotation_index=0), ["CNT009", "REC010"]),
     "part without annotations list": ("web-search", _part_without_annotations, ["CNT009", "SCH004"]),
+    "annotations never streamed": ("web-search", _without_annotation_events, ["REC010"]),
+    "done part cites another url": ("web-search", _other_citation_at_done, ["REC010"]),
+    "final output drops a citation": ("web-search", _final_output_drops_citation, ["REC004"]),
     # shell: command_index of commands and outputs
     "shell command done differs": ("shell", _set("response.shell_call_command.done", command="rm -rf /"),
                                    ["REC008", "REC009"]),
@@ -200,13 +220,13 @@ def test_a_shell_output_past_the_calls_commands_breaks_openai_node_only() -> Non
     assert verdicts["openai-node"] == "breaks" and verdicts["openai-python"] == "ok"
 
 
-@pytest.mark.parametrize("index, node", [(2, "breaks"), (0, "ok")])
-def test_an_annotation_index_breaks_openai_node_past_the_end_only(index: int, node: str) -> None:
+@pytest.mark.parametrize("index, codes, node", [(2, ["CNT009"], "breaks"), (0, ["CNT009", "REC010"], "degraded")])
+def test_an_annotation_index_breaks_openai_node_past_the_end_only(index: int, codes: list[str], node: str) -> None:
     """openai-node validateArrayIndex(annotations, i, 'annotation', allowAppend): past the end throws, a repeat
-    overwrites (and content_part.done then replaces the part)."""
+    overwrites the earlier citation (until content_part.done replaces the part)."""
     events = _set("response.output_text.annotation.added", 1, annotation_index=index)(_events("web-search"))
     result = lint_bytes(encode(_renumber(events)))
-    assert [f.code for f in result.findings] == ["CNT009"]
+    assert [f.code for f in result.findings] == codes
     assert matrix(result).verdicts()["openai-node"] == node
 
 

@@ -103,3 +103,18 @@ TOOL_ITEM_DONE_MISMATCH = rule(
     clients=("openai-node",),
     good="conforming/code-interpreter.sse",
 )
+ANNOTATIONS_MISMATCH = rule(
+    "REC010", "annotations-mismatch", "error",
+    "{where} annotations of content part {index} of item {item!r} differ from the annotations added ({detail})",
+    summary="Flags a text part whose annotations (url, file or container citations) at content_part.done or "
+            "output_item.done are not the ones its output_text.annotation.added events streamed.",
+    why="OpenAI repeats exactly the annotations it streamed in the done part, the done item and the final "
+        "response. openai-node accumulates the events into its snapshot and replaces the part at "
+        "content_part.done and the item at output_item.done, so citations shown while streaming are not the "
+        "response's; consumers that build their sources from the events (vercel/ai's source parts) miss or "
+        "keep the wrong ones.",
+    sources=(OPENAPI, "openai-node 7.59 src/internal/responses/response-accumulator.ts",
+             "OpenAI streams recorded by vercel/ai packages/openai/src/responses/__fixtures__"),
+    clients=("openai-node",),
+    good="conforming/web-search.sse",
+)
