@@ -1906,6 +1906,30 @@ def _() -> str:
     return HEAD + encode(renumber(events))
 
 
+@capture("ITM004-shell-command-for-unknown-item",
+         "a shell command delta names output_index 7, where no item was added: openai-node throws \"missing "
+         "output at index 7\", openai-python never reads shell events", ["ITM004"])
+def _() -> str:
+    events = events_of(shell_stream)
+    at = find(events, "response.shell_call_command.delta", command_index=0)
+    stray = copy.deepcopy(events[at])
+    stray.update(output_index=7, delta=" -h")
+    events.insert(at + 1, stray)
+    return HEAD + encode(renumber(events))
+
+
+@capture("ITM010-shell-command-on-a-message",
+         "a shell command is added to the message item (output_index 3): openai-node throws \"expected output "
+         "item type 'shell_call', got 'message'\"", ["ITM010"])
+def _() -> str:
+    events = events_of(shell_stream)
+    at = find(events, "response.content_part.added")
+    stray = copy.deepcopy(events[find(events, "response.shell_call_command.added")])
+    stray.update(output_index=events[at]["output_index"], command="echo")
+    events.insert(at + 1, stray)
+    return HEAD + encode(renumber(events))
+
+
 @capture("CNT009-annotation-index-not-appended",
          "the second url citation is announced at annotation_index 2 (0, 2): openai-node throws \"missing "
          "annotation at index 2\"", ["CNT009"])

@@ -125,6 +125,16 @@ def _without(code: str) -> Condition:
     return lambda f, r: all(other.code != code for other in r.findings)
 
 
+# The item-scoped events openai-python looks up by output_index (ResponseStreamState.accumulate_event and
+# handle_event call _get_output_item for these only).
+_PY_PLACED = ("response.content_part.added", "response.output_text.delta", "response.output_text.done",
+              "response.function_call_arguments.delta")
+
+
+def _py_places(f: Finding, r: LintResult) -> bool:
+    return f.details.get("type") in _PY_PLACED
+
+
 def _index_not_added(f: Finding, r: LintResult) -> bool:
     # openai-python places item events by output_index and ignores item_id: it fails unless an
     # output_item.added placed an item at that index before the event (an item known only from a later
@@ -377,9 +387,13 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-agents": (_degrades("two items are merged into one"),),
     },
     "ITM004": {
+        # Only the events openai-python places (_get_output_item); it never reads hosted-tool, refusal or
+        # reasoning events, so an unknown item there does not touch it.
         "openai-python": (_breaks("RuntimeError: Received a content event for output index {index} before "
-                                  "receiving its output item", when=_index_not_added),
-                          _degrades("the event is placed by output_index; its item_id {item!r} is ignored")),
+                                  "receiving its output item", when=lambda f, r: _py_places(f, r) and
+                                  _index_not_added(f, r)),
+                          _degrades("the event is placed by output_index; its item_id {item!r} is ignored",
+                                    when=_py_places)),
         # ResponseStream.#prepareOutputEvent maps the wire output_index first, then validateOutputItemIdentity
         # compares the item_id.
         "openai-node": (_breaks("OpenAIError: missing output at index undefined", when=_no_output_index),
