@@ -181,6 +181,7 @@ class ToolState:
     family: Family
     label: str
     added_final: bool  # added already finished: it owes no progress events
+    keep_texts: bool = False  # keep the streamed texts after output_item.done (reports show them)
     rank: int = 0
     last: str | None = None
     seen: set[str] = field(default_factory=set)
@@ -432,17 +433,40 @@ class ToolState:
 
     def release(self) -> None:
         """A done call's texts are no longer needed (its command count is: later shell output checks it)."""
+        if self.keep_texts:
+            for stream in (self.input, *self.commands, *self.outputs):
+                stream.text, stream.stderr = stream.text.compacted(), stream.stderr.compacted()
+            return
         self.input = Stream()
         self.commands = []
         self.outputs = []
 
+    def texts(self) -> list[dict[str, Any]]:
+        """What the call streamed, labelled, for reports: its input, each shell command, each output."""
+        out: list[dict[str, Any]] = []
 
-def start(item_type: str | None, raw: dict[str, Any], label: str) -> ToolState | None:
+        def add(label: str, text: TextAccumulator) -> None:
+            out.append({"label": label, "text": text.text(), "exact": text.exact})
+
+        if self.input.streamed or len(self.input.text):
+            add(".".join(self.family.item_path) or "input", self.input.text)
+        for n, stream in enumerate(self.commands):
+            if stream.present:
+                add(f"command {n}", stream.text)
+        for n, stream in enumerate(self.outputs):
+            if stream.streamed:
+                add(f"output {n} stdout", stream.text)
+                if len(stream.stderr):
+                    add(f"output {n} stderr", stream.stderr)
+        return out
+
+
+def start(item_type: str | None, raw: dict[str, Any], label: str, *, keep_texts: bool = False) -> ToolState | None:
     """The state of a hosted-tool call added as ``raw``; None for items that are not hosted-tool calls."""
     family = FAMILIES.get(item_type or "")
     if family is None:
         return None
-    state = ToolState(family, label, added_final=raw.get("status") in FINAL_STATUSES)
+    state = ToolState(family, label, added_final=raw.get("status") in FINAL_STATUSES, keep_texts=keep_texts)
     initial = _at(raw, family.item_path) if family.item_path else None
     if isinstance(initial, str) and initial:
         state.input.text.append(initial)

@@ -397,7 +397,8 @@ class ResponsesMachine:
         return [
             {"id": it.id, "type": it.type, "output_index": it.output_index, "done": it.done,
              "name": it.name, "call_id": it.call_id, "content": parts(it.content), "summary": parts(it.summary),
-             "arguments": it.arguments.text(), "arguments_exact": it.arguments.exact}
+             "arguments": it.arguments.text(), "arguments_exact": it.arguments.exact,
+             "tool": it.tool.texts() if it.tool is not None else []}
             for it in self.items
         ]
 
@@ -764,7 +765,7 @@ class ResponsesMachine:
         item = Item(id=item_id, type=itype, output_index=index if type(index) is int else None,
                     added_at=pos.event_index, call_id=call_id,
                     name=raw.get("name") if isinstance(raw.get("name"), str) else None)
-        item.tool = hosted.start(itype, raw, item.label)
+        item.tool = hosted.start(itype, raw, item.label, keep_texts=self.keep_texts)
         # Interleaving: a positional client pairs this added with the next done.
         for earlier in self.items:
             if not earlier.done:

@@ -243,3 +243,18 @@ def test_hosted_tool_deltas_take_the_fast_path() -> None:
         machine.handle(event, Position(line=n, byte=n, event_index=n))
     deltas = sum(1 for e in events if e["type"] == "response.code_interpreter_call_code.delta")
     assert taken.count("response.code_interpreter_call_code.delta") == deltas - 1
+
+
+def test_reports_show_what_each_hosted_tool_call_streamed() -> None:
+    """The text view of a report (item_texts, the HTML items block) shows a call's code, commands and outputs."""
+    from checker.report.html_tables import items_block
+
+    texts = lint_bytes((CAPTURES / "conforming" / "shell.sse").read_bytes(), keep_texts=True).texts
+    assert texts is not None
+    streamed = {(item["type"], t["label"]): t["text"] for item in texts for t in item["tool"]}
+    assert streamed == {("shell_call", "command 0"): "ls -la", ("shell_call", "command 1"): "cat README.md",
+                        ("shell_call_output", "output 0 stdout"): "total 8\nREADME.md\n",
+                        ("shell_call_output", "output 1 stdout"): "# Demo\n"}
+    code = lint_bytes((CAPTURES / "conforming" / "code-interpreter.sse").read_bytes(), keep_texts=True).texts
+    assert code is not None and "random.randint" in items_block(code)
+    assert lint_bytes((CAPTURES / "conforming" / "shell.sse").read_bytes()).texts is None

@@ -146,6 +146,9 @@ def items_block(texts: list[dict[str, Any]] | None) -> str:
             arguments = item.get("arguments") or ""
             body.append(_text("arguments" + _json_note(arguments), arguments,
                               bool(item.get("arguments_exact", True))))
+        for streamed in item.get("tool") or []:  # a hosted-tool call's code, arguments, commands, outputs
+            body.append(_text(streamed.get("label") or "input", streamed.get("text") or "",
+                              bool(streamed.get("exact", True))))
         if not body:
             body.append('<p class="none">nothing streamed</p>')
         out.append(f'<details class="item" open><summary>{head}</summary>{"".join(body)}</details>')
