@@ -9,7 +9,10 @@ from run to run (ids, text, the number of deltas):
   order of the non-delta events across lanes (so a ``done`` that now arrives
   after another item's ``added`` is seen); and the top-level fields every
   event of a type carries (so "sequence_number disappeared" is seen);
-* the **findings**, by rule code and normalised message (as baselines do);
+* the **findings**, by rule code and normalised message (as baselines do),
+  the HTTP findings apart: for captures saved by ``sse-check probe --save``
+  the HTTP exchange recorded in each ``X.meta.json`` is judged too (status,
+  content type, timeouts, the connection's close), as ``lint`` judges it;
 * the **final output shape**: the terminal event type and the item types of
   its ``response.output``, in order.
 
@@ -231,6 +234,11 @@ def compare_grammar(old: StreamShape, new: StreamShape) -> list[Change]:
     return changes
 
 
+def _aspect(code: str) -> str:
+    """Findings about the HTTP exchange (from a probe's recorded ``X.meta.json``) are their own aspect."""
+    return "http" if code.startswith("HTP") else "findings"
+
+
 def _ordered(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys([*a, *b]))
 
@@ -325,12 +333,12 @@ def compare_findings(old: Iterable[Finding], new: Iterable[Finding]) -> list[Cha
 
     a, b = keyed(old), keyed(new)
     changes = [
-        Change(aspect="findings", kind="new", text=f"new finding {code} ({f.severity}): {f.message}",
+        Change(aspect=_aspect(code), kind="new", text=f"new finding {code} ({f.severity}): {f.message}",
                details={"code": code, "severity": str(f.severity), "message": f.message})
         for (code, norm), f in b.items() if (code, norm) not in a
     ]
     changes += [
-        Change(aspect="findings", kind="gone", text=f"finding gone {code} ({f.severity}): {f.message}",
+        Change(aspect=_aspect(code), kind="gone", text=f"finding gone {code} ({f.severity}): {f.message}",
                details={"code": code, "severity": str(f.severity), "message": f.message})
         for (code, norm), f in a.items() if (code, norm) not in b
     ]

@@ -183,3 +183,29 @@ def test_many_reorderings_are_capped() -> None:
     moves = [c for c in compare(old, new) if c.kind == "moved"]
     assert len(moves) == MAX_MOVES_SHOWN + 1
     assert moves[-1].text.startswith("… and ") and moves[-1].details["more"] > 0
+
+
+def test_diff_compares_the_http_findings_recorded_in_the_meta(tmp_path: Path) -> None:
+    """Two saved probes whose bodies are the same but whose recorded exchanges differ (the later build sends
+    text/plain): the change is an HTTP finding, shown as such, and the exit code says something changed."""
+    probe = ROOT / "captures" / "llama.cpp-probe"
+    for side in ("old", "new"):
+        (tmp_path / side).mkdir()
+        for suffix in (".sse", ".meta.json", ".expect.json"):
+            (tmp_path / side / f"plain_text{suffix}").write_bytes((probe / f"plain_text{suffix}").read_bytes())
+    meta_path = tmp_path / "new" / "plain_text.meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["headers"] = [[k, "text/plain" if k.lower() == "content-type" else v] for k, v in meta["headers"]]
+    meta_path.write_text(json.dumps(meta))
+    same = subprocess.run([sys.executable, "-m", "checker", "diff", str(tmp_path / "old"), str(tmp_path / "old"),
+                           "--profile", "llama.cpp"], capture_output=True, text=True, cwd=ROOT)
+    assert same.returncode == 0, same.stdout + same.stderr
+    proc = subprocess.run([sys.executable, "-m", "checker", "diff", str(tmp_path / "old"), str(tmp_path / "new"),
+                           "--profile", "llama.cpp", "--format", "json"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 1, proc.stderr
+    (scenario,) = json.loads(proc.stdout)["scenarios"]
+    assert [(c["aspect"], c["kind"], c["details"]["code"]) for c in scenario["changes"]] == [("http", "new", "HTP002")]
+    text = subprocess.run([sys.executable, "-m", "checker", "diff", str(tmp_path / "old"), str(tmp_path / "new"),
+                           "--profile", "llama.cpp"], capture_output=True, text=True, cwd=ROOT,
+                          env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
+    assert "  HTTP exchange (the probe's X.meta.json)\n    - new finding HTP002 (error)" in text.stdout, text.stdout

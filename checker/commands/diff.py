@@ -21,7 +21,7 @@ from checker import __version__
 from checker.captures import CAPTURE_SUFFIX, read_chunks, request_for
 from checker.commands.common import open_output
 from checker.diff import Change, ShapeBuilder, StreamShape, compare
-from checker.engine import LintResult, StreamLinter
+from checker.engine import LintResult
 from checker.errors import UsageError
 from checker.profiles import PROFILES, get_profile
 
@@ -39,8 +39,8 @@ without .sse); a scenario on one side only is a change too.
 Exit codes: 0 nothing changed, 1 something did, 2 a usage or I/O error.
 """
 REPORT_VERSION = 1
-ASPECTS = {"grammar": "event grammar", "fields": "fields", "findings": "findings", "output": "final output",
-           "scenario": "scenarios"}
+ASPECTS = {"grammar": "event grammar", "fields": "fields", "findings": "findings",
+           "http": "HTTP exchange (the probe's X.meta.json)", "output": "final output", "scenario": "scenarios"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,9 +91,12 @@ def _scenarios(directory: Path) -> dict[str, Path]:
 
 
 def read(path: Path, options: dict[str, Any]) -> tuple[StreamShape, LintResult]:
-    """One pass over a capture: its shape and its lint."""
+    """One pass over a capture: its shape and its lint, as ``sse-check lint`` lints it (with the HTTP findings
+    of the exchange recorded in ``X.meta.json`` for a capture saved by ``sse-check probe --save``)."""
+    from checker.commands.lint import linter_for
+
     builder = ShapeBuilder()
-    linter = StreamLinter(request=request_for(path), **options)
+    linter = linter_for(path, request_for(path), options)
     for chunk in read_chunks(path):
         builder.feed(chunk)
         linter.feed(chunk)
