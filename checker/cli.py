@@ -75,6 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        if hasattr(args, "isolated"):  # a command that runs the engine: [tool.sse-check] fills what is unset
+            from checker.commands import config
+
+            config.apply(args)
         return int(args._run(args))
     except UsageError as exc:
         print(f"sse-check: {exc}", file=sys.stderr)

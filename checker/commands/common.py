@@ -26,12 +26,13 @@ from checker.rules import RULES
 def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = True) -> None:
     """The engine's options; ``baseline=False`` for a command that refuses ``--baseline``/``--write-baseline``:
     they are still parsed (so the refusal can say why) but not listed in its ``--help``."""
-    parser.add_argument("--profile", default="openai", choices=sorted(PROFILES), help="which reference to hold the stream to (default: openai)")
+    # Unset (None) until checker.commands.config.apply fills them: from [tool.sse-check], else the defaults.
+    parser.add_argument("--profile", default=None, choices=sorted(PROFILES), help="which reference to hold the stream to (default: openai)")
     parser.add_argument("--select", action="append", default=[], metavar="CODES",
                         help="only these rules: codes, family prefixes (ITM) or names, comma-separated; repeatable")
     parser.add_argument("--ignore", action="append", default=[], metavar="CODES",
                         help="skip these rules (codes, prefixes or names); repeatable")
-    parser.add_argument("--fail-on", default="warning", choices=["error", "warning", "info"],
+    parser.add_argument("--fail-on", default=None, choices=["error", "warning", "info"],
                         help="lowest severity that makes the exit code 1 (default: warning)")
     parser.add_argument("--format", default="text", choices=reporter_names(), help="report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
@@ -54,16 +55,20 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = Tr
     parser.add_argument("--write-baseline", metavar="FILE",
                         help="record today's findings in FILE (by rule, scenario and fingerprint); exits 0"
                         if baseline else argparse.SUPPRESS)
-    parser.add_argument("--max-line-bytes", type=_size, default=Limits().max_line_bytes, metavar="N",
+    parser.add_argument("--max-line-bytes", type=_size, default=None, metavar="N",
                         help="longest line accepted (default 16 MiB); longer lines are skipped with a finding")
-    parser.add_argument("--max-event-bytes", type=_size, default=Limits().max_event_bytes, metavar="N",
+    parser.add_argument("--max-event-bytes", type=_size, default=None, metavar="N",
                         help="largest event data accepted (default 64 MiB)")
-    parser.add_argument("--max-json-depth", type=int, default=Limits().max_json_depth, metavar="N",
+    parser.add_argument("--max-json-depth", type=int, default=None, metavar="N",
                         help="deepest JSON nesting accepted (default 64)")
-    parser.add_argument("--max-bytes", type=_size, default=Limits().max_bytes, metavar="N",
+    parser.add_argument("--max-bytes", type=_size, default=None, metavar="N",
                         help="bytes checked per stream (default 2 GiB); the rest is counted, not checked")
-    parser.add_argument("--max-events", type=int, default=Limits().max_events, metavar="N",
+    parser.add_argument("--max-events", type=int, default=None, metavar="N",
                         help="events checked per stream (default 10,000,000)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="read the options from FILE (a pyproject.toml with [tool.sse-check], or a sse-check.toml) "
+                             "instead of the nearest one upward from the first path (or the working directory)")
+    parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
 
 
 def positive_seconds(text: str) -> float:
@@ -75,6 +80,11 @@ def positive_seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
     return value
+
+
+def size(text: str) -> int:
+    """An argparse type: a size in bytes, with an optional k/m/g (KiB, MiB, GiB) suffix."""
+    return _size(text)
 
 
 def _size(text: str) -> int:
@@ -104,15 +114,26 @@ def _selectors(values: list[str]) -> list[str]:
     return chosen
 
 
-def engine_options(args: argparse.Namespace) -> dict[str, Any]:
+def engine_options(args: argparse.Namespace, override: Any = None) -> dict[str, Any]:
+    """The engine's options from the command line and the configuration; ``override`` is a per-path entry of
+    the configuration (checker.commands.config.Override) that applies to one capture, below the command line."""
+    given = getattr(args, "given_on_command_line", set())
+    profile_name, select, ignore = args.profile, args.select, args.ignore
+    if override is not None:
+        if override.profile is not None and "profile" not in given:
+            profile_name = override.profile
+        if override.select is not None and "select" not in given:
+            select = list(override.select)
+        if override.ignore is not None and "ignore" not in given:
+            ignore = list(override.ignore)
     try:
-        profile = get_profile(args.profile)
+        profile = get_profile(profile_name)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return {
         "profile": profile,
-        "select": _selectors(args.select) or None,
-        "ignore": _selectors(args.ignore) or None,
+        "select": _selectors(select) or None,
+        "ignore": _selectors(ignore) or None,
         "limits": Limits(
             max_line_bytes=args.max_line_bytes,
             max_event_bytes=args.max_event_bytes,

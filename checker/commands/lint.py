@@ -17,6 +17,7 @@ from checker.commands.common import (
     open_output,
     report_options,
 )
+from checker.commands.config import override_for
 from checker.engine import StreamLinter
 from checker.errors import UsageError
 from checker.http_checks import ExchangeLinter, is_probe_meta
@@ -77,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     gate = baseline_run(args)
     summary = Summary()
     failed = False
+    per_path: dict[int, dict[str, Any]] = {}  # the engine options of each matching [[overrides]] entry
     with open_output(args.output) as stream:
         reporter = get_reporter(args.format)(stream, report)
         reporter.start()
@@ -86,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
                 request = forced_request if forced_request is not None else (
                     None if source == "-" else request_for(Path(source))
                 )
-                linter = _linter(source, request, options)
+                linter = _linter(source, request, _options_for(args, source, options, per_path))
                 held = bytearray() if oracle is not None else None  # the oracle needs the whole capture
                 for chunk in read_chunks(source):
                     linter.feed(chunk)
@@ -112,6 +114,19 @@ def run(args: argparse.Namespace) -> int:
         finish_baseline(args, gate)
         return 0  # recording today's findings is how a project adopts the gate: not a failure
     return 1 if failed else 0
+
+
+def _options_for(args: argparse.Namespace, source: Path | str, options: dict[str, Any],
+                 cache: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The run's engine options, or those of the configuration's per-path override matching ``source``."""
+    if source == "-":
+        return options
+    override = override_for(args, Path(source))
+    if override is None:
+        return options
+    if id(override) not in cache:
+        cache[id(override)] = engine_options(args, override)
+    return cache[id(override)]
 
 
 def _linter(source: Path | str, request: dict[str, Any] | None, options: dict[str, Any]) -> Any:

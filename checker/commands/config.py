@@ -1,0 +1,234 @@
+"""Project configuration: ``[tool.sse-check]`` in ``pyproject.toml`` (or a ``sse-check.toml``), found as ruff
+finds its own.
+
+The nearest ``pyproject.toml`` that has a ``[tool.sse-check]`` table (or ``sse-check.toml`` /
+``.sse-check.toml``, whose keys are top-level), looking upward from the first checked path (the working
+directory for ``probe``, ``proxy`` and stdin). ``--config FILE`` names the file; ``--isolated`` ignores every
+configuration file. Options given on the command line win over the file; the file wins over the defaults.
+
+Keys (kebab-case, as on the command line)::
+
+    [tool.sse-check]
+    profile = "llama.cpp"
+    select = ["ITM", "LIF"]          # codes, family prefixes or rule names
+    ignore = ["SSE016"]
+    fail-on = "error"
+
+    [tool.sse-check.limits]
+    max-line-bytes = "1MiB"          # sizes as on the command line, or integers
+    max-events = 100000
+
+    [[tool.sse-check.overrides]]     # per path: the first matching entry applies, on top of the above
+    paths = ["captures/llama.cpp/*"] # fnmatch patterns relative to the file's folder ("*" crosses folders)
+    profile = "llama.cpp"
+    ignore = ["HTP019"]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from checker.engine import Limits
+from checker.errors import UsageError
+from checker.profiles import PROFILES
+
+CONFIG_NAMES = ("sse-check.toml", ".sse-check.toml", "pyproject.toml")
+SEVERITIES = ("error", "warning", "info")
+LIMITS = ("max-line-bytes", "max-event-bytes", "max-json-depth", "max-bytes", "max-events")
+TOP_KEYS = ("profile", "select", "ignore", "fail-on", "limits", "overrides")
+OVERRIDE_KEYS = ("paths", "profile", "select", "ignore")
+DEFAULTS: dict[str, Any] = {
+    "profile": "openai",
+    "fail_on": "warning",
+    "max_line_bytes": Limits().max_line_bytes,
+    "max_event_bytes": Limits().max_event_bytes,
+    "max_json_depth": Limits().max_json_depth,
+    "max_bytes": Limits().max_bytes,
+    "max_events": Limits().max_events,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Override:
+    """Options for the captures whose path matches one of ``paths`` (relative to ``base``)."""
+
+    base: Path
+    paths: tuple[str, ...]
+    profile: str | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+
+    def matches(self, capture: Path) -> bool:
+        try:
+            relative = Path(os.path.relpath(capture.resolve(), self.base.resolve())).as_posix()
+        except ValueError:
+            return False
+        return any(fnmatch.fnmatchcase(relative, pattern) or
+                   ("/" not in pattern and fnmatch.fnmatchcase(capture.name, pattern)) for pattern in self.paths)
+
+
+@dataclass(slots=True)
+class Config:
+    path: Path | None = None
+    values: dict[str, Any] = field(default_factory=dict)  # argparse dest -> value
+    overrides: list[Override] = field(default_factory=list)
+
+
+def find(start: Path) -> Path | None:
+    """The nearest configuration file upward from ``start`` (a file's folder or a folder)."""
+    folder = start if start.is_dir() else start.parent
+    folder = folder.resolve()
+    for directory in (folder, *folder.parents):
+        for name in CONFIG_NAMES:
+            candidate = directory / name
+            if not candidate.is_file():
+                continue
+            if name != "pyproject.toml" or "sse-check" in (_read(candidate).get("tool") or {}):
+                return candidate
+    return None
+
+
+def load(path: Path) -> Config:
+    """Read and check one configuration file; a UsageError naming the file and the key when it is wrong."""
+    document = _read(path)
+    if path.name == "pyproject.toml":
+        table = (document.get("tool") or {}).get("sse-check")
+        if table is None:
+            raise UsageError(f"{path}: no [tool.sse-check] table")
+        where = f"{path}: [tool.sse-check]"
+    else:
+        table, where = document, str(path)
+    if not isinstance(table, dict):
+        raise UsageError(f"{where} is not a table")
+    _known(table, TOP_KEYS, where)
+    config = Config(path=path)
+    values = config.values
+    if "profile" in table:
+        values["profile"] = _profile(table["profile"], f"{where} profile")
+    if "fail-on" in table:
+        value = table["fail-on"]
+        if value not in SEVERITIES:
+            raise UsageError(f"{where} fail-on: {value!r} is not one of {', '.join(SEVERITIES)}")
+        values["fail_on"] = value
+    for key in ("select", "ignore"):
+        if key in table:
+            values[key] = list(_codes(table[key], f"{where} {key}"))
+    limits = table.get("limits", {})
+    if not isinstance(limits, dict):
+        raise UsageError(f"{where} limits: expected a table ([tool.sse-check.limits])")
+    _known(limits, LIMITS, f"{where}.limits")
+    for key, value in limits.items():
+        values[key.replace("-", "_")] = _limit(key, value, f"{where}.limits {key}")
+    overrides = table.get("overrides", [])
+    if not isinstance(overrides, list):
+        raise UsageError(f"{where} overrides: expected an array of tables ([[tool.sse-check.overrides]])")
+    for number, entry in enumerate(overrides):
+        here = f"{where} overrides[{number}]"
+        if not isinstance(entry, dict):
+            raise UsageError(f"{here}: expected a table")
+        _known(entry, OVERRIDE_KEYS, here)
+        paths = entry.get("paths")
+        if isinstance(paths, str):
+            paths = [paths]
+        if not paths or not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
+            raise UsageError(f"{here}: paths must be a list of path patterns")
+        config.overrides.append(Override(
+            base=path.parent, paths=tuple(paths),
+            profile=_profile(entry["profile"], f"{here} profile") if "profile" in entry else None,
+            select=_codes(entry["select"], f"{here} select") if "select" in entry else None,
+            ignore=_codes(entry["ignore"], f"{here} ignore") if "ignore" in entry else None,
+        ))
+    return config
+
+
+def apply(args: argparse.Namespace) -> None:
+    """Fill the options the command line left unset from the configuration file, then from the defaults;
+    keep the file's per-path overrides on ``args`` (see :func:`override_for`)."""
+    config = Config()
+    if not getattr(args, "isolated", False):
+        if getattr(args, "config", None):
+            chosen = Path(args.config)
+            if not chosen.is_file():
+                raise UsageError(f"--config {args.config}: no such file")
+            config = load(chosen)
+        else:
+            found = find(_start(args))
+            if found is not None:
+                config = load(found)
+    given = {dest for dest in (*DEFAULTS, "select", "ignore") if getattr(args, dest, None) not in (None, [])}
+    for dest, value in config.values.items():
+        if dest not in given:
+            setattr(args, dest, value)
+    for dest, value in DEFAULTS.items():
+        if getattr(args, dest, None) is None:
+            setattr(args, dest, value)
+    args.config_file = str(config.path) if config.path is not None else None
+    args.overrides = config.overrides
+    args.given_on_command_line = given
+
+
+def override_for(args: argparse.Namespace, capture: Path) -> Override | None:
+    """The first per-path override of the configuration that matches ``capture`` (None: the run's options).
+    Options given on the command line win over it too."""
+    for override in getattr(args, "overrides", None) or ():
+        if override.matches(capture):
+            return override
+    return None
+
+
+def _start(args: argparse.Namespace) -> Path:
+    for path in getattr(args, "paths", None) or ():
+        if path != "-":
+            return Path(path)
+    return Path.cwd()
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _known(table: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
+    unknown = sorted(set(table) - set(keys))
+    if unknown:
+        raise UsageError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(keys)})")
+
+
+def _profile(value: Any, where: str) -> str:
+    if value not in PROFILES:
+        raise UsageError(f"{where}: {value!r} is not one of {', '.join(sorted(PROFILES))}")
+    return str(value)
+
+
+def _codes(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{where}: expected a list of rule codes, prefixes or names")
+    return tuple(value)
+
+
+def _limit(key: str, value: Any, where: str) -> int:
+    from checker.commands.common import size
+
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise UsageError(f"{where}: expected a whole number or a size such as \"16MiB\"")
+    if key in ("max-json-depth", "max-events"):
+        if not isinstance(value, int) or value <= 0:
+            raise UsageError(f"{where}: expected a whole number above 0")
+        return value
+    try:
+        return size(str(value))
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"{where}: {exc}") from None
