@@ -14,6 +14,7 @@ import sys
 from typing import IO, Any
 
 from rich.console import Console
+from rich.table import Table
 
 # A line never wraps below this (a long table row is better cropped than folded to one word per line).
 MIN_WIDTH = 40
@@ -75,6 +76,16 @@ def output_width(stream: IO[str]) -> int | None:
 
 
 class _Console(Console):
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        # A table's header is never chopped into pieces: each column is at least as wide as its header (the
+        # cells wrap or the table is cropped instead).
+        for obj in objects:
+            if isinstance(obj, Table):
+                for column in obj.columns:
+                    if isinstance(column.header, str) and column.header:
+                        column.min_width = max(column.min_width or 0, len(column.header))
+        super().print(*objects, **kwargs)
+
     def on_broken_pipe(self) -> None:
         # rich exits 1 here; the CLI takes a closed pipe (`sse-check lint … | head`) as the reader having what it
         # wanted, and exits 0 quietly (checker.cli).

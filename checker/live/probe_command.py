@@ -297,11 +297,22 @@ def _list(scenarios: list[Scenario], args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     console = make_console(sys.stdout, args.color)
+    # Scenario names stay whole and the prose wraps within its column; what a replay server answers with
+    # and where a scenario came from follow, dim, only where they say something.
     table = Table(box=None, pad_edge=False)
-    for column in ("scenario", "expect", "what it checks", "replay captures", "source"):
-        table.add_column(column)
+    table.add_column("scenario", no_wrap=True)
+    table.add_column("expect", no_wrap=True)
+    table.add_column("what it checks", overflow="fold", ratio=1)
     for s in scenarios:
-        table.add_row(s.name, s.expect, s.summary, ", ".join(s.replay_names), s.source)
+        text = Text(s.summary)
+        notes = []
+        if list(s.replay_names) != [s.name]:
+            notes.append(f"replayed from {', '.join(s.replay_names)}")
+        if s.source != "built-in":
+            notes.append(f"from {s.source}")
+        if notes:
+            text.append("\n" + " · ".join(notes), style="dim")
+        table.add_row(s.name, s.expect, text)
     console.print(table)
     console.print(f"{len(scenarios)} scenarios; --scenario NAME picks some, --scenario-file adds your own.")
     return 0

@@ -169,3 +169,16 @@ def test_markdown_names_the_column_scenario(llama_server: ServerProcess) -> None
     out = probe(llama_server.url, "--model", "m", "-s", "plain_text,invalid_model", "--format", "markdown").stdout
     assert "| scenario | verdict | error | warning | info | rules |" in out
     assert "| capture |" not in out
+
+
+def test_the_scenario_list_fits_80_columns_with_names_whole(tmp_path: Path) -> None:
+    files = tmp_path / "scenarios"
+    stalling_scenario(files, "a_scenario_of_our_own_with_a_long_name")
+    proc = probe("--list-scenarios", "--scenario-file", str(files), columns=80)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert max(map(len, lines)) <= 80 and not [line for line in lines if line != line.rstrip()]
+    assert lines[0].split() == ["scenario", "expect", "what", "it", "checks"]
+    names = [line.split()[0] for line in lines[1:-1] if line and not line.startswith(" ")]
+    assert "reasoning_one_call_nonstream" in names and "a_scenario_of_our_own_with_a_long_name" in names
+    assert "long_name.json" in proc.stdout and "from /" in proc.stdout  # where it came from
