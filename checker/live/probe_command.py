@@ -308,7 +308,7 @@ def _list(scenarios: list[Scenario], args: argparse.Namespace) -> int:
         notes = []
         if list(s.replay_names) != [s.name]:
             notes.append(f"replayed from {', '.join(s.replay_names)}")
-        if s.source != "built-in":
+        if s.source != "built-in" and s.source not in s.summary:
             notes.append(f"from {s.source}")
         if notes:
             text.append("\n" + " · ".join(notes), style="dim")
