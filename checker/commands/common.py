@@ -117,7 +117,7 @@ def _selectors(values: list[str]) -> list[str]:
 def engine_options(args: argparse.Namespace, override: Any = None) -> dict[str, Any]:
     """The engine's options from the command line and the configuration; ``override`` is a per-path entry of
     the configuration (checker.commands.config.Override) that applies to one capture, below the command line."""
-    given = getattr(args, "given_on_command_line", set())
+    given: set[str] = getattr(args, "given_on_command_line", set())
     profile_name, select, ignore = args.profile, args.select, args.ignore
     if override is not None:
         if override.profile is not None and "profile" not in given:
