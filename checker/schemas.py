@@ -186,7 +186,7 @@ class SchemaSet:
         self._events = _names(f"{name}/events")
         if not self._events:
             raise RuntimeError(f"schema set {name!r} has no event schemas")
-        self._objects = _names(f"{name}/objects") | _names("openai/objects")
+        self._objects = _names(f"{name}/objects")  # each set is whole: open-responses has its own items
         self._event_validators: dict[str, _Validator] = {}
         self._object_validators: dict[str, _Validator] = {}
         self._compile: Callable[[dict[str, Any]], _Validator] = (
@@ -247,9 +247,8 @@ class SchemaSet:
         if validator is None:
             if name not in self._objects:
                 raise ValueError(f"no object schema {name!r} in schema set {self.name!r}")
-            own = f"{self.name}/objects/{name}.json"
-            rel = own if _file(own).is_file() else f"openai/objects/{name}.json"
-            validator = self._object_validators[name] = self._shared_validator(BASE_URI + rel)
+            validator = self._object_validators[name] = self._shared_validator(
+                f"{BASE_URI}{self.name}/objects/{name}.json")
         if validator.is_valid(value):
             return []
         return _violations(self._errors(validator, value))
@@ -257,12 +256,14 @@ class SchemaSet:
     def validate_request(self, api: str, body: object) -> list[SchemaViolation]:
         """Every violation of the request body schema of ``api`` (``"responses"`` or ``"chat"``).
 
-        The request schemas come from OpenAI's description in every set (``openai/requests/``), read as a
-        server reads a request: a nullable property may be left out. Raises ``ValueError`` for another API.
+        The set's own request schema where it has one (open-responses: ``CreateResponseBody``), else
+        OpenAI's (``openai/requests/``), read as a server reads a request: a nullable property may be left
+        out. Raises ``ValueError`` for another API.
         """
         if api not in REQUEST_APIS:
             raise ValueError(f"no request schema for {api!r} (choose from {', '.join(REQUEST_APIS)})")
-        validator = self._shared_validator(f"{BASE_URI}openai/requests/{api}.json")
+        own = f"{self.name}/requests/{api}.json"
+        validator = self._shared_validator(BASE_URI + (own if _file(own).is_file() else f"openai/requests/{api}.json"))
         if validator.is_valid(body):
             return []
         return _violations(self._errors(validator, body))
