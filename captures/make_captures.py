@@ -12,8 +12,10 @@ How the corpus is built
   they look (full response objects, ``sequence_number`` from 1,
   ``output_index`` / ``content_index`` on every scoped event, ``logprobs`` on
   text events, ``event:`` equal to ``type``), built by :class:`Stream`.
-* ``open-responses/text.sse``: the text stream as Open Responses wants it
-  (a ``ResponseResource`` object, ``data: [DONE]`` last).
+* ``open-responses/*.sse``: streams as the Open Responses description wants them
+  (a ``ResponseResource`` object, its own ``response.reasoning.delta/done``,
+  ``data: [DONE]`` last): a text, the compliance suite's counting and
+  tool-calling requests answered.
 * ``rules/<CODE>-<name>.sse``: a conforming stream with exactly one thing
   broken (see ``RULE_CAPTURES``). Header comment lines say what is broken and
   which findings the capture produces (SSE comments are ignored by decoders):
@@ -170,10 +172,9 @@ class Stream:
             "metadata": {},
         }
         if self.flavor == "open-responses":
-            # ResponseResource requires these on every snapshot; user and usage are nullable there.
+            # ResponseResource requires these on every snapshot (usage nullable); it has no `user`.
             obj["presence_penalty"] = 0.0
             obj["frequency_penalty"] = 0.0
-            obj["user"] = None
             obj["usage"] = None
         obj.update(extra)
         return obj
@@ -301,10 +302,12 @@ class Stream:
             joined = "".join(text)
             self.emit({"type": "response.content_part.added", "sequence_number": self._seq(), **base,
                        "content_index": 0, "part": {"type": "reasoning_text", "text": ""}})
+            # Open Responses names these response.reasoning.delta/done (its ResponseReasoningDeltaStreamingEvent).
+            family = "response.reasoning" if self.flavor == "open-responses" else "response.reasoning_text"
             for delta in text:
-                self.emit({"type": "response.reasoning_text.delta", "sequence_number": self._seq(), **base,
+                self.emit({"type": f"{family}.delta", "sequence_number": self._seq(), **base,
                            "content_index": 0, "delta": delta})
-            self.emit({"type": "response.reasoning_text.done", "sequence_number": self._seq(), **base,
+            self.emit({"type": f"{family}.done", "sequence_number": self._seq(), **base,
                        "content_index": 0, "text": joined})
             self.emit({"type": "response.content_part.done", "sequence_number": self._seq(), **base,
                        "content_index": 0, "part": {"type": "reasoning_text", "text": joined}})
@@ -656,6 +659,29 @@ CONFORMING: dict[str, Callable[[], Stream]] = {
 def open_responses_text_stream() -> Stream:
     s = Stream("open-responses-text", flavor="open-responses").start().message(HELLO)
     return s.completed(usage(14, 17))
+
+
+# The Open Responses compliance suite's requests (src/lib/compliance-tests.ts in openresponses/openresponses),
+# answered as its specification's examples answer: "streaming-response" counts from 1 to 5,
+# "tool-calling-streaming" calls get_weather for San Francisco (function_call_arguments.delta and .done, the
+# function_call item added and done), and a reasoning model's answer streams response.reasoning.delta/done.
+OR_WEATHER_TOOL = {"type": "function", "name": "get_weather", "description": "Get the current weather for a location",
+                   "parameters": {"type": "object", "properties": {"location": {
+                       "type": "string", "description": "The city and state, e.g. San Francisco, CA"}},
+                       "required": ["location"]}, "strict": None}
+
+
+def open_responses_counting_stream() -> Stream:
+    s = Stream("open-responses-counting", flavor="open-responses").start()
+    s.reasoning_item(text=["The user", " wants the numbers", " from 1 to 5."], summary=[["Count to five."]])
+    s.message(["1", ", 2", ", 3", ", 4", ", 5", "."])
+    return s.completed(usage(12, 31, reasoning_tokens=12))
+
+
+def open_responses_tool_call_stream() -> Stream:
+    s = Stream("open-responses-tool-call", flavor="open-responses", tools=[OR_WEATHER_TOOL]).start()
+    s.function_call("get_weather", ['{"location"', ': "San Francisco', ', CA"}'])
+    return s.completed(usage(64, 18))
 
 
 # --- encoding ----------------------------------------------------------------
@@ -1950,6 +1976,29 @@ def _() -> str:
     return HEAD + encode(events)
 
 
+@capture("SCH005-openai-event-under-open-responses",
+         "an Open Responses stream that streams reasoning with OpenAI's response.reasoning_text.delta/done, which "
+         "the Open Responses description does not define (it names them response.reasoning.delta/done)",
+         ["SCH005"], profile="open-responses")
+def _() -> str:
+    events = open_responses_counting_stream().events
+    for event in events:
+        if event["type"].startswith("response.reasoning."):
+            event["type"] = event["type"].replace("response.reasoning.", "response.reasoning_text.")
+    return HEAD + encode(events) + "data: [DONE]\n\n"
+
+
+@capture("SCH002-open-responses-resource-incomplete",
+         "an Open Responses stream whose response.created snapshot lacks completed_at, presence_penalty and "
+         "frequency_penalty, which ResponseResource requires (user it does not require: present or not, no finding)",
+         ["SCH002"], profile="open-responses")
+def _() -> str:
+    events = open_responses_text_stream().events
+    for name in ("completed_at", "presence_penalty", "frequency_penalty"):
+        del events[0]["response"][name]
+    return HEAD + encode(events) + "data: [DONE]\n\n"
+
+
 @capture("SCH005-apply-patch-diff-events",
          "an apply_patch call streams its diff with response.apply_patch_call_operation_diff.delta/done, events "
          "OpenAI sends but no published description has: openai-node throws on the first", ["SCH005"])
@@ -2162,7 +2211,9 @@ def render() -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for name, build in CONFORMING.items():
         files[f"conforming/{name}.sse"] = _bytes(encode(build().events))
-    files["open-responses/text.sse"] = _bytes(encode(open_responses_text_stream().events) + "data: [DONE]\n\n")
+    for name, build in {"text": open_responses_text_stream, "reasoning": open_responses_counting_stream,
+                        "function-call": open_responses_tool_call_stream}.items():
+        files[f"open-responses/{name}.sse"] = _bytes(encode(build().events) + "data: [DONE]\n\n")
     for cap in RULE_CAPTURES:
         if cap.sidecar is not None:
             HEAD = ""

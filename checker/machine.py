@@ -226,6 +226,10 @@ class ResponsesMachine:
         self.state = MachineState()
         self.request = request or {}
         self.known_types = known_types
+        # The deltas the fast path may take: those the profile's description defines (an undefined one, such as
+        # OpenAI's reasoning_text.delta under Open Responses, is reported on the general path, every time).
+        self._fast_scopes = DELTA_SCOPES if known_types is None else {
+            name: scope for name, scope in DELTA_SCOPES.items() if name in known_types}
         # Keep done items' texts (for item_texts(), the reports' text view); otherwise
         # a done item's text is released, so memory holds only the open items' text.
         self.keep_texts = keep_texts
@@ -274,9 +278,13 @@ class ResponsesMachine:
                     )
                 )
             return out
+        sent = etype  # the type as the stream named it (before an alias is resolved)
         if etype in ALIASES:
             canonical = ALIASES[etype]
-            out.append(schema.ALIAS_EVENT.finding(pos, type=etype, canonical=canonical))
+            if self.known_types is None or etype not in self.known_types:
+                # Open Responses names reasoning text events response.reasoning.*: under its profile they are
+                # the spec's own, not an alias (its schema set knows them); elsewhere clients reject them.
+                out.append(schema.ALIAS_EVENT.finding(pos, type=etype, canonical=canonical))
             etype = canonical
         kind = LIFECYCLE_KIND.get(etype)
         if kind is None:
@@ -286,9 +294,11 @@ class ResponsesMachine:
             self._response_event(etype, event, pos, out)
         elif kind == ITEM:
             scope = SCOPES[etype]
-            if scope.target == "tool" and self.known_types is not None and etype not in self.known_types:
-                # OpenAI's own newer events (apply_patch_call_operation_diff.*) that no published description
-                # has: still an unknown event for the clients, but the machine follows their call.
+            if self.known_types is not None and sent not in self.known_types and sent not in ALIASES:
+                # An event the profile's description does not define: OpenAI's own newer events
+                # (apply_patch_call_operation_diff.*) that no published description has, or under Open Responses
+                # OpenAI's names it does not adopt (response.reasoning_text.*, hosted-tool events). Still unknown
+                # for the clients of that description, but the machine follows the item it belongs to.
                 out.append(schema.UNKNOWN_EVENT.finding(pos, type=etype))
             self._item_event(etype, scope, event, pos, out)
             if self._next_run is not None:
@@ -332,7 +342,7 @@ class ResponsesMachine:
                     st.last_sequence = seq
                 st.events += 1
                 return True
-        scope = DELTA_SCOPES.get(etype)
+        scope = self._fast_scopes.get(etype)
         if scope is None:
             return False
         if st.lifecycle != "output":

@@ -96,8 +96,9 @@ OPENAI = Profile(
 
 OPEN_RESPONSES = Profile(
     name="open-responses",
-    description="The Open Responses specification: [DONE] last, event field required, nested error events, "
-    "stricter response objects, logprobs optional.",
+    description="The Open Responses specification (release 2026-04-24): its own description's 24 events (its "
+    "names: response.reasoning.delta/done), ResponseResource and five item types; [DONE] last, event field "
+    "required.",
     schema_set="open-responses",
     done_sentinel="required",
     severity={"SSE009": Severity.ERROR},

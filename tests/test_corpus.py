@@ -229,7 +229,7 @@ def test_the_conforming_corpus_is_complete() -> None:
     names = {p.stem for p in CONFORMING}
     assert names >= {"text", "reasoning-text", "reasoning-function-call", "parallel-function-calls", "refusal",
                      "reasoning-summary", "incomplete", "failed"}
-    assert [p.name for p in OPEN_RESPONSES] == ["text.sse"]
+    assert [p.name for p in OPEN_RESPONSES] == ["function-call.sse", "reasoning.sse", "text.sse"]
 
 
 @pytest.mark.parametrize("path", CONFORMING, ids=rel)
@@ -534,3 +534,16 @@ def test_llama_cpp_truncation_is_found_through_the_request_sidecar() -> None:
     without.feed(path.read_bytes())
     assert "LIF017" not in codes(without.close())
     assert "LIF017" in codes(lint(path.read_bytes(), declaration(path), "openai"))
+
+
+def test_open_responses_streams_follow_its_description_not_openais() -> None:
+    # Issue 14: under open-responses its own reasoning event names are legal and `user` is not required; the same
+    # stream under openai has the names OpenAI's clients reject (SCH006), and OpenAI's names under open-responses
+    # are events its description does not define (SCH005).
+    data = (CAPTURES / "open-responses" / "reasoning.sse").read_bytes()
+    assert b'"type":"response.reasoning.delta"' in data and b'"user"' not in data
+    assert lint(data, Declaration(expect={}), "open-responses").findings == []
+    under_openai = {f.code for f in lint(data, Declaration(expect={}), "openai").findings}
+    assert "SCH006" in under_openai
+    swapped = data.replace(b"response.reasoning.d", b"response.reasoning_text.d")
+    assert {f.code for f in lint(swapped, Declaration(expect={}), "open-responses").findings} == {"SCH005"}
