@@ -158,3 +158,13 @@ def test_lint_oracle_without_the_client_installed_is_one_line(monkeypatch: pytes
     err = capsys.readouterr().err
     assert code == 2
     assert err.strip() == "sse-check: --oracle openai-python needs the openai package (pip install openai)"
+
+
+def test_an_openai_event_unknown_to_open_responses_breaks_only_the_open_responses_suite() -> None:
+    # Under --profile open-responses, OpenAI's reasoning_text.* are undefined there (SCH005), not for openai-node.
+    data = (CAPTURES / "rules" / "SCH005-openai-event-under-open-responses.sse").read_bytes()
+    m = matrix(lint_bytes(data, profile=get_profile("open-responses")))
+    assert m["openai-node"].verdict is Verdict.OK
+    assert m["open-responses"].verdict is Verdict.BREAKS
+    unknown = (CAPTURES / "rules" / "SCH005-unknown-event-type.sse").read_bytes()
+    assert matrix(lint_bytes(unknown))["openai-node"].verdict is Verdict.BREAKS
