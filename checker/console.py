@@ -21,27 +21,38 @@ MIN_WIDTH = 40
 # "No hard wrap": wide enough for any message the engine writes (quoted input is capped).
 UNWRAPPED = 4000
 
-_TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
+# The blanks and colour codes at the end of a line (rich closes a style after its padding).
+_TRAILING = re.compile(r"(?:[ \t]|\x1b\[[0-9;]*m)+$", re.MULTILINE)
+_CODES = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _rstrip(text: str) -> str:
+    """``text`` without blanks at the end of any line; the colour codes among them are kept."""
+    return _TRAILING.sub(lambda m: "".join(_CODES.findall(m.group(0))), text)
 
 
 class _Rstripped:
     """A text stream that drops the blanks rich leaves at the end of a line (also before a colour reset)."""
 
-    def __init__(self, stream: IO[str]) -> None:
-        self._stream = stream
+    def __init__(self, stream: IO[str] | None) -> None:
+        self._fixed = stream  # None: whatever sys.stdout is at the time (rich's live displays redirect it)
         self._pending = ""
+
+    @property
+    def _stream(self) -> IO[str]:
+        return self._fixed if self._fixed is not None else sys.stdout
 
     def write(self, text: str) -> int:
         text = self._pending + text
         head, newline, tail = text.rpartition("\n")
         self._pending = tail
         if newline:
-            self._stream.write(_TRAILING.sub(r"\1", head) + "\n")
+            self._stream.write(_rstrip(head) + "\n")
         return len(text)
 
     def flush(self) -> None:
         if self._pending:
-            self._stream.write(_TRAILING.sub(r"\1", self._pending))
+            self._stream.write(_rstrip(self._pending))
             self._pending = ""
         self._stream.flush()
 
@@ -103,11 +114,9 @@ def make_console(stream: IO[str], color: str = "auto", *, width: int | None = No
     else:
         force = None  # rich decides from the stream (a terminal or not)
     chosen = width or output_width(stream)
-    if chosen is None and stream is sys.stdout:
-        # A terminal: no wrapper, so that rich's live displays (probe's progress) can redirect stdout.
-        return _Console(force_terminal=force, no_color=force is False, highlight=False, soft_wrap=False)
+    # stdout is looked up at each write, so that rich's live displays (probe's progress) can redirect it.
     return _Console(
-        file=_Rstripped(stream),  # type: ignore[arg-type]
+        file=_Rstripped(None if stream is sys.stdout else stream),  # type: ignore[arg-type]
         force_terminal=force,
         no_color=force is False,
         highlight=False,
