@@ -1,4 +1,4 @@
-"""Hosted-tool rules: progress-event order, streamed input, command and partial-image indexes.
+"""Hosted-tool rules: progress-event order, streamed input, command and partial-image indexes (docs/spec.md §2.1).
 
 The order each family must follow is the one OpenAI sends (recorded streams of
 web search, file search, code interpreter, image generation, MCP, shell and
