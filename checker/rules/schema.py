@@ -54,9 +54,12 @@ UNKNOWN_EVENT = rule(
     "SCH005", "unknown-event-type", "error",
     "unknown event type {type!r}",
     summary="Flags an event type that is in neither the OpenAI event union nor a vendor namespace.",
-    why="openai-node throws \"Unhandled response stream event\"; Open Responses requires vendor events to be "
-        "prefixed with a slug (`acme:thing`).",
-    sources=(OPENAPI, "Open Responses specification: extension events"),
+    why="openai-node throws \"Unhandled response stream event\" on any type outside its list, OpenAI's own newer "
+        "events included (response.apply_patch_call_operation_diff.delta/done, which the apply_patch tool sends "
+        "and no published description has; sse-check still follows their call, docs/spec.md §2.1); Open "
+        "Responses requires vendor events to be prefixed with a slug (`acme:thing`).",
+    sources=(OPENAPI, "Open Responses specification: extension events",
+             "openai-node 7.59 src/internal/responses/response-accumulator.ts (supportedResponseEventTypes)"),
     clients=("openai-node", "open-responses"),
     good="conforming/text.sse",
 )
