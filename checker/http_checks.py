@@ -362,9 +362,10 @@ def exchange_findings(
                                                        outcome=outcome))
     elif status != 200:
         head.append(_status_finding(meta, status, reason, expect, body, api, request, invalid))
-    if ok and invalid and expect != "error":
+    malformed = request_checks.malformed(invalid)
+    if ok and malformed and expect != "error":
         outcome = f"HTTP {status}" + (f", ended by {result.terminal or 'no terminal event'}" if streamed else "")
-        head.append(rules.INVALID_ACCEPTED.finding(_START, what=request_checks.shown(invalid), outcome=outcome))
+        head.append(rules.INVALID_ACCEPTED.finding(_START, what=request_checks.shown(malformed), outcome=outcome))
     if not ok:
         if error_obj is None:
             head.append(rules.ERROR_NOT_JSON.finding(_START, status=status, detail=_not_error_json(body, whole)))
@@ -423,7 +424,7 @@ def exchange_findings(
 
 
 def _status_finding(meta: Mapping[str, Any], status: int, reason: str, expect: str, body: bytes,
-                    api: Literal["responses", "chat"] | None, request: Any, invalid: list[str]) -> Finding:
+                    api: Literal["responses", "chat"] | None, request: Any, invalid: list[Any]) -> Finding:
     """What a non-200 status to a request that should have succeeded is: a right refusal of an invalid request
     (HTP021), a valid request's feature unsupported (HTP022), or the server failing it (HTP001)."""
     if invalid and 400 <= status < 500 and status not in request_checks.NOT_ABOUT_THE_REQUEST:

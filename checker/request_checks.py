@@ -27,6 +27,7 @@ REFUSAL_STATUSES = frozenset({400, 404, 405, 409, 415, 422, 501})
 # Statuses that say nothing about the request's validity: an invalid request answered so is not "refused".
 NOT_ABOUT_THE_REQUEST = frozenset({401, 402, 403, 407, 408, 429})
 _SHOWN_VIOLATIONS = 2
+MALFORMED_KEYWORDS = frozenset({"type", "required"})
 
 
 class RequestSchemas(Protocol):
@@ -42,13 +43,24 @@ class Feature:
     specific: bool  # a value (a tool or item type) rather than a top-level field: matched first
 
 
-def problems(schemas: RequestSchemas, api: Api, request: Any) -> list[str]:
-    """The request's schema violations as ``pointer: message`` lines (empty when it is valid)."""
-    return [f"{v.pointer or '/'}: {v.message}" for v in schemas.validate_request(api, request)]
+def problems(schemas: RequestSchemas, api: Api, request: Any) -> list[Any]:
+    """The request's schema violations (``SchemaViolation``s; empty when it is valid)."""
+    return schemas.validate_request(api, request)
 
 
-def shown(lines: list[str]) -> str:
+def malformed(violations: list[Any]) -> list[Any]:
+    """The violations no server may take: a wrong JSON type or a missing required field.
+
+    The others (a bound such as ``max_output_tokens >= 16``, an enum value or an item type newer than the
+    description) are the reference server's policy or version: a 4xx to them is still a right refusal, but
+    a server that accepts them is not accepting an invalid request (OpenAI itself takes newer values).
+    """
+    return [v for v in violations if v.keyword in MALFORMED_KEYWORDS]
+
+
+def shown(violations: list[Any]) -> str:
     """The first violations, one line."""
+    lines = [f"{v.pointer or '/'}: {v.message}" for v in violations]
     extra = f"; and {len(lines) - _SHOWN_VIOLATIONS} more" if len(lines) > _SHOWN_VIOLATIONS else ""
     return "; ".join(lines[:_SHOWN_VIOLATIONS]) + extra
 

@@ -165,3 +165,36 @@ def test_a_reader_that_leaves_before_the_end_is_not_a_missing_terminal_event() -
     # a proxy or a probe stopped by its operator: the exchange to check did not finish, the stream's verdict stands
     stopped = dict(record, ending={"kind": "interrupted", "detail": "the proxy was stopped"})
     assert codes(stopped, head) == ["LIF006", "SSE004"]  # SSE004: the unfinished last event
+
+
+def test_real_clients_requests_are_valid() -> None:
+    # codex-style: typed message items (EasyInputMessage and InputMessage overlap: a oneOf would reject them),
+    # reasoning items sent back, hosted and custom tools, include, store false, client fields the API ignores.
+    codex = {"model": "gpt-5-codex", "instructions": "x", "stream": True, "store": False,
+             "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+                       {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
+                       {"type": "function_call", "call_id": "c", "name": "shell", "arguments": "{}"},
+                       {"type": "function_call_output", "call_id": "c", "output": "ok"}],
+             "tools": [{"type": "function", "name": "shell", "description": "d", "strict": False,
+                        "parameters": {"type": "object", "properties": {}}},
+                       {"type": "local_shell"}, {"type": "web_search"}],
+             "tool_choice": "auto", "parallel_tool_calls": False, "reasoning": {"effort": "medium", "summary": "auto"},
+             "include": ["reasoning.encrypted_content"], "prompt_cache_key": "k", "client_metadata": {"x": "y"}}
+    chat = {"model": "m", "stream": True, "stream_options": {"include_usage": True}, "top_k": 40,
+            "messages": [{"role": "system", "content": "x"}, {"role": "user", "content": "hi"},
+                         {"role": "assistant", "content": None, "reasoning_content": "think",
+                          "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                         {"role": "tool", "tool_call_id": "c1", "content": "ok"}]}
+    schemas = load_schema_set("openai")
+    assert schemas.validate_request("responses", codex) == []
+    assert schemas.validate_request("chat", chat) == []
+
+
+def test_a_server_may_take_what_only_openais_policy_refuses() -> None:
+    # max_output_tokens below OpenAI's minimum of 16: OpenAI refuses it (a refusal is right), llama-server takes
+    # it (not an invalid request accepted); a wrong JSON type accepted is.
+    small = {**VALID, "max_output_tokens": 5}
+    assert codes(meta(small), error("Invalid 'max_output_tokens'", "max_output_tokens")) == ["HTP021"]
+    assert codes(meta(small, status=200, content_type="text/event-stream"), TEXT) == []
+    assert codes(meta({**VALID, "max_output_tokens": "5"}, status=200, content_type="text/event-stream"), TEXT) == \
+        ["HTP005"]

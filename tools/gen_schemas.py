@@ -23,7 +23,8 @@ that a re-run gives no diff; ``tests/test_schemas.py`` re-runs it and compares):
     every component they reference, read as a server reads a request: a property that is required but
     nullable may be left out (OpenAI's description marks ``strict`` of a function tool, for one, required
     because the same component describes the response's echo; the API and the SDKs send requests
-    without it), so ``required`` keeps only the properties that cannot be null.
+    without it), so ``required`` keeps only the properties that cannot be null; and a ``oneOf`` is an
+    ``anyOf`` (its members overlap: a message input item matches two of them).
 ``schemas/open-responses/{events,objects,requests}/…``
     The Open Responses set, generated the same way from the Open Responses
     description (``reference/open-responses-openapi.json``) alone: one event
@@ -252,12 +253,18 @@ def build_requests(spec: Mapping[str, Any], roots: tuple[tuple[str, str], ...] =
 
 
 def absent_is_null(value: Any) -> Any:
-    """``value`` with every nullable property dropped from the ``required`` lists (a request may omit it)."""
+    """``value`` read as a server reads a request: every nullable property dropped from the ``required`` lists
+    (a request may omit it), and ``oneOf`` read as ``anyOf`` (the description's unions overlap: a message item
+    ``{"type": "message", "role": "user", …}`` is both an EasyInputMessage and an InputMessage, and the API
+    takes it)."""
     if isinstance(value, list):
         return [absent_is_null(v) for v in value]
     if not isinstance(value, dict):
         return value
-    out = {k: (v if k in VERBATIM_KEYS else absent_is_null(v)) for k, v in value.items()}
+    if "oneOf" in value and "anyOf" in value:
+        raise ValueError("a schema with both oneOf and anyOf: revisit absent_is_null()")
+    out = {("anyOf" if k == "oneOf" else k): (v if k in VERBATIM_KEYS else absent_is_null(v))
+           for k, v in value.items()}
     props = out.get("properties")
     if isinstance(out.get("required"), list) and isinstance(props, dict):
         out["required"] = [r for r in out["required"] if not (isinstance(props.get(r), dict) and accepts_null(props[r]))]
