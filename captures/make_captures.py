@@ -789,6 +789,13 @@ def _() -> bytes:
     return b"\xef\xbb\xbf" + (HEAD + encode(events_of(text_stream))).encode()
 
 
+@capture("SSE001-bom-before-data",
+         "a UTF-8 BOM before the first line, which is `data:` (no `event:` lines): a decoder that keeps the BOM "
+         "loses response.created", [], sidecar={"openai": ["SSE001", "SSE009"]})
+def _() -> bytes:
+    return b"\xef\xbb\xbf" + encode(events_of(text_stream), event_line=None).encode()
+
+
 @capture("SSE002-lone-cr-line-ending", "every line ends in a lone CR (classic Mac line ends)", ["SSE002"])
 def _() -> str:
     return (HEAD + encode(events_of(text_stream))).replace("\n", "\r")
@@ -809,6 +816,13 @@ def _() -> str:
          "is never dispatched", ["SSE004", "LIF006"])
 def _() -> str:
     return (HEAD + encode(events_of(text_stream)))[:-1]
+
+
+@capture("SSE004-trailing-cut-json",
+         "the connection closes inside response.completed's JSON: a decoder that flushes the pending event "
+         "parses half a JSON document", ["SSE004", "LIF006"])
+def _() -> str:
+    return (HEAD + encode(events_of(text_stream)))[:-200]
 
 
 @capture("SSE005-invalid-utf8",
@@ -924,6 +938,15 @@ def _() -> str:
     events = events_of(text_stream)
     i = find(events, "response.output_text.delta", 8)
     return HEAD + encode(events[:i]) + ": keepalive" + "\x00" * 8 + "\n\n" + encode(events[i:])
+
+
+@capture("SSE019-nul-in-data", "a text delta carries a raw NUL byte inside its JSON string",
+         ["SSE019", "SSE006", "REC001", "REC002", "REC003"])
+def _() -> str:
+    events = events_of(text_stream)
+    i = find(events, "response.output_text.delta", 3)
+    line = encode_event(events[i]).replace('"delta":"', '"delta":"\x00', 1)
+    return HEAD + encode(events[:i]) + line + encode(events[i + 1:])
 
 
 @capture("SSE020-line-too-long",

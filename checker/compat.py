@@ -153,6 +153,22 @@ def _index_not_added(f: Finding, r: LintResult) -> bool:
                    and (at is None or it.get("added_at", -1) < at) for it in r.items)
 
 
+def _bom_before_data(f: Finding, r: LintResult) -> bool:
+    return f.details.get("first_field") == "data"
+
+
+def _partial_json_cut(f: Finding, r: LintResult) -> bool:
+    return f.details.get("json_complete") is False
+
+
+def _nul_in_data(f: Finding, r: LintResult) -> bool:
+    return f.details.get("where") == "data"
+
+
+def _in_final_response(f: Finding, r: LintResult) -> bool:
+    return f.position.event_type in TERMINALS
+
+
 def _no_output_index(f: Finding, r: LintResult) -> bool:
     return type(f.details.get("index")) is not int
 
@@ -194,17 +210,24 @@ def _node_compares(f: Finding, r: LintResult) -> bool:
 _CODEX_USAGE_FIELDS = {"input_tokens", "output_tokens", "total_tokens", "cached_tokens", "reasoning_tokens"}
 
 
-def _no_schema_keyword(f: Finding, r: LintResult) -> bool:
-    # The arithmetic check (total != input + output), not a missing or mistyped field.
-    return f.details.get("keyword") is None
+_CODEX_USAGE_OBJECTS = {"/response/usage", "/response/usage/input_tokens_details",
+                        "/response/usage/output_tokens_details"}
 
 
 def _codex_usage_parse_fails(f: Finding, r: LintResult) -> bool:
-    # codex deserialises usage into i64 fields; the *_details objects are optional.
-    keyword = f.details.get("keyword")
+    # codex parses usage only out of response.completed (ResponseCompleted), as an Option (null is None)
+    # of i64 input/output/total tokens with optional *_details of i64 cached/reasoning tokens; any other
+    # field is not read, and the opening snapshots' usage never is.
+    if f.details.get("type") != "response.completed":
+        return False
+    keyword, pointer = f.details.get("keyword"), str(f.details.get("pointer") or "")
     if keyword == "required":
         return bool(set(f.details.get("missing") or ()) & _CODEX_USAGE_FIELDS)
-    return keyword is not None
+    if keyword is None:
+        return False  # the arithmetic check (total != input + output): codex takes the counts as given
+    if pointer == "/response/usage" and "null is not" in f.message:
+        return False
+    return pointer in _CODEX_USAGE_OBJECTS or pointer.rsplit("/", 1)[-1] in _CODEX_USAGE_FIELDS
 
 
 # --- the table: rule code -> client -> effects, tried in order ------------------
@@ -218,20 +241,23 @@ _NODE_BAD_JSON = "OpenAIError: Error reading response: malformed server-sent eve
 _CODEX_CLOSED = "stream closed before response.completed"
 _CODEX_SKIPS = "the event cannot be parsed and is skipped silently"
 _SUITE = "the Open Responses compliance suite rejects the stream"
+_AGENTS_NO_FINAL = "ModelBehaviorError: Model did not produce a final response!"
 
 EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     # -- framing ------------------------------------------------------------------
     "SSE001": {
-        "openai-python": (_degrades("the BOM is kept: the first field name becomes '\\ufeffevent' and is ignored "
-                                    "(were the first line `data:`, the first event would be lost)"),),
+        # _streaming.py SSEDecoder keeps the BOM: the first field name is '\ufeff…' and ignored. Harmless
+        # before `event:`; before `data:` the first event (response.created) is lost.
+        "openai-python": (_breaks("RuntimeError: Expected to have received `response.created` before …",
+                                  when=_bom_before_data),),
+        "openai-agents": (_breaks("the first event is lost in openai-python's decoder: the run fails",
+                                  when=_bom_before_data),),
     },
     "SSE002": {"open-responses": (_breaks("the suite's sse-parser.ts splits on '\\n' only and sees no events"),)},
     "SSE004": {
-        "openai-python": (_degrades("the unterminated last event is discarded"),),
-        "openai-node": (_degrades("the unterminated last event is dispatched anyway; were its JSON cut, "
-                                  "'malformed server-sent event JSON' would be raised"),),
-        "codex": (_degrades("the unterminated last event is discarded"),),
-        "openai-agents": (_degrades("the unterminated last event is discarded"),),
+        # openai-python, codex and the Agents SDK discard the unterminated event (a lost terminal is LIF006's
+        # finding); openai-node's decoder flushes it at the end (src/core/streaming.ts) and parses its data.
+        "openai-node": (_breaks(_NODE_BAD_JSON, when=_partial_json_cut),),
     },
     "SSE005": {
         "openai-python": (_breaks("UnicodeDecodeError: 'utf-8' codec can't decode byte …"),),
@@ -253,7 +279,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "SSE008": {"open-responses": (_breaks("`event:` must equal the JSON type"),)},
     "SSE009": {"open-responses": (_breaks("every event must carry an `event:` field"),)},
     "SSE010": {
-        "openai-python": (_degrades("later events are still yielded; the final response is the first terminal's"),),
+        # openai-python yields later events but get_final_response() is response.completed's response.
         "codex": (_degrades("codex reads on until the connection closes and applies the later events"),),
         "openai-node": (_degrades("later events are still applied to the finished snapshot: {what}"),),
     },
@@ -268,34 +294,27 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "SSE018": {
         "openai-python": (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
         "openai-node": (_breaks(_NODE_BAD_JSON),),
-        "codex": (_degrades(_CODEX_SKIPS),),
         "openai-agents": (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
     },
     "SSE019": {
-        "openai-python": (_degrades("a NUL in a comment is skipped; inside data it fails the JSON parse"),),
-        "openai-node": (_degrades("a NUL in a comment is skipped; inside data it fails the JSON parse"),),
-        "codex": (_degrades("a NUL inside data fails the JSON parse and the event is skipped"),),
-    },
-    "SSE020": {
-        "openai-python": (_degrades("the line is buffered whole, without a limit"),),
-        "openai-node": (_degrades("the line is buffered whole, without a limit"),),
-        "codex": (_degrades("the line is buffered whole, without a limit"),),
-    },
-    "SSE021": {
-        "openai-python": (_degrades("the event is buffered whole, without a limit"),),
-        "openai-node": (_degrades("the event is buffered whole, without a limit"),),
-        "codex": (_degrades("the event is buffered whole, without a limit"),),
+        # A NUL in a comment or an id is ignored; in data it is a raw control character, which the JSON parsers
+        # reject (json.loads, JSON.parse, serde_json).
+        "openai-python": (_breaks("json.JSONDecodeError: Invalid control character …", when=_nul_in_data),),
+        "openai-node": (_breaks(_NODE_BAD_JSON, when=_nul_in_data),),
+        "codex": (_degrades(_CODEX_SKIPS, when=_nul_in_data),),
+        "openai-agents": (_breaks("json.JSONDecodeError in openai-python's decoder", when=_nul_in_data),),
     },
     "SSE024": {"codex": (_degrades("serde rejects the event (duplicate field) and codex skips it"),)},
     "SSE025": {
-        "openai-node": (_degrades("JSON.parse rounds the number silently: {number}"),),
+        # The final response is the terminal event's (finalResponse()): a number rounded elsewhere is not in it.
+        "openai-node": (_degrades("JSON.parse rounds the number silently: {number}", when=_in_final_response),),
         "codex": (_degrades("serde cannot parse the number and codex skips the event"),),
     },
     "SSE022": {
         "openai-python": (_breaks(_PY_NO_COMPLETED),),
         "openai-node": (_breaks(_NODE_NO_EVENTS),),
         "codex": (_breaks(_CODEX_CLOSED),),
-        "openai-agents": (_breaks("no response.completed: the turn fails"),),
+        "openai-agents": (_breaks(_AGENTS_NO_FINAL),),
         "positional": (_breaks("no events: nothing to pair"),),
         "open-responses": (_breaks(_SUITE),),
     },
@@ -303,7 +322,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-python": (_breaks(_PY_NO_COMPLETED),),
         "openai-node": (_breaks(_NODE_NO_EVENTS),),
         "codex": (_breaks(_CODEX_CLOSED),),
-        "openai-agents": (_breaks("no response.completed: the turn fails"),),
+        "openai-agents": (_breaks(_AGENTS_NO_FINAL),),
         "positional": (_breaks("no events: nothing to pair"),),
         "open-responses": (_breaks(_SUITE),),
     },
@@ -314,22 +333,18 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
                                 "event, got {type}"),),
     },
     "LIF003": {"open-responses": (_breaks("created → [queued] → in_progress is the grammar"),)},
-    "LIF004": {
-        "openai-python": (_degrades("the late lifecycle snapshot can replace completed items or move the status back"),),
-        "openai-node": (_degrades("the late lifecycle snapshot moves the response's status back"),),
-    },
     "LIF005": {"open-responses": (_degrades("grammar validators reject a second response.in_progress"),)},
     "LIF006": {
         "openai-python": (_breaks(_PY_NO_COMPLETED),),
         "openai-node": (_degrades("finalResponse() resolves with the last snapshot (status 'in_progress'); "
                                   "no error is raised", when=_without("SSE004")),),
         "codex": (_breaks(_CODEX_CLOSED),),
-        "openai-agents": (_breaks("no response.completed: the turn fails"),),
+        "openai-agents": (_breaks(_AGENTS_NO_FINAL),),
         "positional": (_breaks("the response never ends"),),
         "open-responses": (_breaks(_SUITE),),
     },
     "LIF007": {
-        "openai-python": (_degrades("the final response is the first terminal's; {type} is still yielded"),),
+        # openai-python: get_final_response() is response.completed's response, wherever it came.
         "openai-node": (_degrades("finalResponse() is the last terminal's snapshot ({type})"),),
         "codex": (_degrades("codex keeps a response.completed whichever terminal came first"),),
         "open-responses": (_breaks("exactly one terminal event is allowed"),),
@@ -348,14 +363,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-agents": (_degrades("success is decided from the event type, the response says {status!r}"),),
         "codex": (_degrades("success is decided from the event type, the response says {status!r}"),),
     },
-    "LIF010": {
-        "openai-python": (_degrades("response.error is None: there is nothing to show or retry on"),),
-        "codex": (_degrades("'response.failed event received' without a message"),),
-    },
-    "LIF011": {
-        "codex": (_degrades("no reason to decide between continuing and stopping"),),
-        "openai-agents": (_degrades("no reason to decide between continuing and stopping"),),
-    },
     "LIF012": {
         "openai-python": (_breaks("RuntimeError: Lifecycle response identity changed."),),
         "openai-node": (_breaks("OpenAIError: Lifecycle response identity changed."),),
@@ -363,12 +370,11 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "LIF013": {
         "openai-python": (_degrades("the error event is yielded as an event, no exception; the stream's end decides"),),
         "openai-node": (_breaks("APIError: {detail}"),),
-        "openai-agents": (_breaks("the error event ends the run with an error"),),
+        "openai-agents": (_breaks("ModelBehaviorError: Responses stream ended with terminal event `error`. …"),),
     },
     "LIF014": {
         "openai-python": (_breaks("APIError: {detail}"),),
         "openai-node": (_breaks("APIError: {detail}"),),
-        "codex": (_degrades("an event without a known type is skipped: the error is invisible"),),
         "openai-agents": (_breaks("APIError from openai-python's decoder"),),
     },
     "LIF015": {"open-responses": (_breaks("every event must carry sequence_number"),)},
@@ -378,8 +384,9 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "codex": (_degrades("a cut-off answer is taken as final"),),
     },
     "LIF018": {
-        "codex": (_breaks("failed to parse ResponseCompleted: {message}", when=_codex_usage_parse_fails),
-                  _degrades("the token counts disagree: {detail}", when=_no_schema_keyword)),
+        # codex reads usage only from response.completed, as Option<ResponseCompletedUsage> (null is None)
+        # with i64 token counts: only a present, malformed usage there fails the parse.
+        "codex": (_breaks("failed to parse ResponseCompleted: {message}", when=_codex_usage_parse_fails),),
     },
     # -- items --------------------------------------------------------------------
     "ITM001": {
@@ -397,9 +404,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         # reasoning events, so an unknown item there does not touch it.
         "openai-python": (_breaks("RuntimeError: Received a content event for output index {index} before "
                                   "receiving its output item", when=lambda f, r: _py_places(f, r) and
-                                  _index_not_added(f, r)),
-                          _degrades("the event is placed by output_index; its item_id {item!r} is ignored",
-                                    when=_py_places)),
+                                  _index_not_added(f, r)),),
         # ResponseStream.#prepareOutputEvent maps the wire output_index first, then validateOutputItemIdentity
         # compares the item_id.
         "openai-node": (_breaks("OpenAIError: missing output at index undefined", when=_no_output_index),
@@ -408,13 +413,8 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "positional": (_breaks("the event names no open item"),),
     },
     "ITM005": {
+        # openai-python places the event by output_index and ignores item_id: its result is the stream's.
         "openai-node": (_breaks("OpenAIError: expected item_id '…', got '{item_id}'"),),
-        "openai-python": (_degrades("the event is placed by output_index {index}, not by its item_id"),),
-    },
-    "ITM006": {
-        "openai-python": (_degrades("the late event changes the streamed snapshot; the final response ignores it"),),
-        "codex": (_degrades("the late text is shown, the done item is what history keeps"),),
-        "openai-agents": (_degrades("the late event is not in the turn"),),
     },
     "ITM007": {
         # _output_identity + _compatible_output_id: type, id and call_id of every item type, against the item
@@ -443,7 +443,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks("OpenAIError: expected output item type '…', got '{item_type}'"),),
     },
     "ITM011": {"positional": (_breaks("pairs each added with the next done: {earlier} gets {later}'s done"),)},
-    "ITM013": {"openai-agents": (_degrades("the done item's status is {status!r}: it looks unfinished in history"),)},
     # -- content parts ------------------------------------------------------------
     "CNT001": {
         "openai-python": (_breaks("TypeError: list indices must be integers or slices, not NoneType",
@@ -455,18 +454,16 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks("OpenAIError: missing content at index {got}"),),
     },
     "CNT003": {
-        "openai-python": (_breaks("IndexError: list index out of range", when=_py_text_beyond),
-                          _degrades("the text lands in part {got} instead of part {expected}",
-                                    when=_type_in(*_PY_TEXT_EVENTS))),
-        "openai-node": (_breaks("OpenAIError: missing content at index {got}", when=_beyond_open_part),
-                        _degrades("the event lands in part {got} instead of part {expected}")),
+        # Misplaced within the parts that exist, the text moves in the streamed snapshot only: the final
+        # response is response.completed's.
+        "openai-python": (_breaks("IndexError: list index out of range", when=_py_text_beyond),),
+        "openai-node": (_breaks("OpenAIError: missing content at index {got}", when=_beyond_open_part),),
     },
     "CNT004": {
         "openai-python": (_breaks("IndexError: list index out of range", when=_type_in(*_PY_TEXT_EVENTS)),),
         "openai-node": (_breaks("OpenAIError: missing content at index 0"),),
     },
     "CNT005": {
-        "openai-node": (_degrades("no response.content_part.done for listeners (the snapshot is right)"),),
         "open-responses": (_breaks(_SUITE),),
     },
     "CNT006": {
@@ -475,64 +472,35 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks("OpenAIError: expected content to be '…', got {part_type}"),),
     },
     "CNT007": {
-        "openai-node": (_degrades("no {done_type} for listeners (the snapshot is right)"),),
         "open-responses": (_breaks(_SUITE),),
-    },
-    "CNT008": {
-        "openai-node": (_degrades("the late text is appended to the streamed snapshot"),),
-        "openai-python": (_degrades("the late text is appended to the streamed snapshot"),),
     },
     "CNT009": {"openai-node": (_breaks("OpenAIError: missing annotation at index {got}", when=_beyond_open_part),)},
     # -- reasoning summaries --------------------------------------------------------
     "RSN001": {"openai-node": (_breaks("OpenAIError: missing content at index … (no summary part to append to)"),)},
     "RSN002": {"openai-node": (_breaks("OpenAIError: missing content at index {got}"),)},
     "RSN003": {
-        "openai-node": (_breaks("OpenAIError: missing content at index {got}", when=_beyond_open_part),
-                        _degrades("the summary text lands in part {got} instead of part {expected}")),
+        "openai-node": (_breaks("OpenAIError: missing content at index {got}", when=_beyond_open_part),),
     },
     "RSN004": {
-        "openai-node": (_degrades("no reasoning_summary_part.done for listeners"),),
         "open-responses": (_breaks(_SUITE),),
     },
-    "RSN005": {"openai-node": (_degrades("the late summary text is applied to the streamed snapshot"),)},
     # -- function calls -------------------------------------------------------------
     "FNC001": {
-        "openai-python": (_degrades("arguments are parsed only for strict tools passed to stream(tools=…); "
-                                    "there json.loads raises"),),
         "codex": (_breaks("the tool call fails: its arguments are not JSON"),),
         "openai-agents": (_breaks("ModelBehaviorError: Invalid JSON input for tool {name}"),),
     },
     "FNC002": {
-        "openai-node": (_degrades("no function_call_arguments.done for listeners (the snapshot is right)"),),
         "open-responses": (_breaks(_SUITE),),
-    },
-    "FNC003": {
-        "openai-agents": (_degrades("which tool runs depends on the event trusted: {done!r} or {item_name!r}"),),
-        "codex": (_degrades("codex runs the done item's tool {item_name!r}"),),
-    },
-    "FNC004": {
-        "openai-agents": (_degrades("arguments after arguments.done are lost"),),
-        "openai-node": (_degrades("the late arguments are appended to the streamed snapshot"),),
     },
     # -- hosted tools (openai-node validates shell indexes; nothing else here breaks a client) --------
     "HST007": {"openai-node": (_breaks("OpenAIError: missing command at index {got}", when=_beyond_open_part),)},
     "HST008": {"openai-node": (_breaks("OpenAIError: missing command at index {got}"),)},
     "HST009": {"openai-node": (_breaks("OpenAIError: missing {kind} at index {got}"),)},
     # -- schema ---------------------------------------------------------------------
-    "SCH001": {
-        "codex": (_degrades("the event fails codex's typed parse and is skipped"),),
-        "openai-node": (_degrades("a typed field is missing or of the wrong type at {pointer}"),),
-    },
-    "SCH002": {
-        "openai-node": (_degrades("the snapshot lacks fields the types promise ({pointer})"),),
-        "openai-agents": (_degrades("the final response object lacks fields the types promise ({pointer})",
-                                    when=_type_in(*TERMINALS)),),
-    },
     "SCH003": {
         "codex": (_degrades("codex cannot parse the item and drops it from history"),),
         "openai-agents": (_degrades("the malformed item is replayed in the next request"),),
     },
-    "SCH004": {"openai-node": (_degrades("the part lacks fields the types promise ({pointer})"),)},
     "SCH005": {
         # Under --profile open-responses, an event OpenAI's description defines (reasoning_text.*, hosted tools)
         # is unknown to that description only: openai-node handles it.
@@ -540,16 +508,15 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "open-responses": (_breaks("not an event its description defines (a vendor's needs a slug: prefix)"),),
     },
     "SCH006": {
+        # openai-python and codex ignore the alias: only the live text differs, the final items come from
+        # output_item.done / response.completed.
         "openai-node": (_breaks(_NODE_UNHANDLED),),
-        "openai-python": (_degrades("{type!r} is not handled: its text is dropped"),),
-        "codex": (_degrades("{type!r} is not handled: its text is dropped"),),
     },
     "SCH007": {
-        "codex": (_degrades(_CODEX_SKIPS),),
-        "openai-python": (_degrades("the event is yielded without a type and ignored"),),
+        # codex cannot parse an event without `type` (SseEvent.kind) and skips it: an item it carried is lost.
+        "codex": (_degrades(_CODEX_SKIPS, when=_type_in("response.output_item.done", "response.completed")),),
         "openai-node": (_breaks(_NODE_UNHANDLED),),
     },
-    "SCH008": {"openai-node": (_degrades("logprobs is undefined although typed as an array"),)},
     "SCH009": {"openai-node": (_breaks(_NODE_UNHANDLED),)},
     "SCH010": {
         "openai-python": (_breaks("RuntimeError: Expected to have received `response.created` before …"),),
@@ -560,12 +527,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "open-responses": (_breaks(_SUITE),),
     },
     # -- reconciliation -------------------------------------------------------------
-    "REC001": {
-        "openai-python": (_degrades("the streamed text and the done text differ ({diff})"),),
-        "openai-node": (_degrades("the streamed text and the done text differ ({diff})"),),
-        "codex": (_degrades("the streamed text and the done item differ ({diff})"),),
-    },
-    "REC002": {"openai-node": (_degrades("content_part.done replaces the streamed text ({diff})"),)},
     "REC003": {
         "codex": (_degrades("history keeps the done item, not what was streamed ({diff})"),),
         "openai-agents": (_degrades("the turn keeps the done item, not what was streamed ({diff})"),),
@@ -578,13 +539,8 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_degrades("finalResponse() is response.completed's output: {detail}"),),
     },
     "REC005": {
-        "openai-agents": (_breaks("the turn is empty: response.completed.response.output is []"),),
         "openai-python": (_degrades("get_final_response().output is [] (output_text is '')"),),
         "openai-node": (_degrades("finalResponse().output is [] (output_text is '')"),),
-    },
-    "REC006": {
-        "openai-agents": (_degrades("the tool runs with other arguments than were streamed ({diff})"),),
-        "openai-node": (_degrades("arguments.done replaces the streamed arguments ({diff})"),),
     },
     "REC007": {
         "openai-python": (_degrades("get_final_response() lists {item} as {final!r}; its output_item.done said "
@@ -602,9 +558,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "IDS003": {
         "openai-node": (_breaks("OpenAIError: duplicate output item identity 'id:{id}'"),),
         "openai-python": (_breaks("RuntimeError: Response snapshot has conflicting output identities.",
-                                  when=_not_a_call),
-                          _degrades("both calls are kept under one id; code that keys items by id merges them")),
-        "codex": (_degrades("id-paired items are merged"),),
+                                  when=_not_a_call),),
     },
     "IDS004": {
         "openai-node": (_breaks("OpenAIError: duplicate output item identity 'call:function_call:{id}'"),),
@@ -614,7 +568,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     },
     "IDS005": {
         "openai-node": (_breaks("OpenAIError: expected a non-empty item id"),),
-        "codex": (_degrades("the item cannot be paired with its events"),),
     },
 }
 

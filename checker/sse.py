@@ -30,10 +30,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+import orjson
+
 from checker.findings import Finding, Position
 from checker.rules import framing
 
 BOM = b"\xef\xbb\xbf"
+_FIELD_END = re.compile(rb"[:\r\n]")
 
 # 16 MiB per line and 64 MiB per event: far above any real event (a long
 # reasoning item's output_item.done is well under 1 MiB) yet small enough that
@@ -159,6 +162,9 @@ class SSEDecoder:
         if not self._started:
             if len(self._buf) < len(BOM) and BOM.startswith(self._buf):
                 return out  # cannot decide about the BOM yet
+            if (self._buf.startswith(BOM) and _FIELD_END.search(self._buf, len(BOM)) is None
+                    and len(self._buf) <= self.max_line_bytes):
+                return out  # the BOM's finding names the first field: wait for its end
             self._strip_bom(out)
         self._process(out, final=False)
         return out
@@ -186,9 +192,19 @@ class SSEDecoder:
                 line = self._repair(line, start, out)
             self._line(line, start, self._buf_offset, out)
         if self._data or self._fields or self._event_name is not None:
+            # Whether its data is whole JSON: a decoder that flushes the pending event (openai-node's) then
+            # parses it, and fails only when the cut fell inside the JSON.
+            complete: bool | None = None
+            if self._data:
+                try:
+                    orjson.loads(b"\n".join(self._data))
+                    complete = True
+                except orjson.JSONDecodeError:
+                    complete = False
             out.append(
                 framing.TRAILING_PARTIAL.finding(
-                    Position(line=self._block_line, byte=self._block_byte, event_index=None, event_type=self._event_name)
+                    Position(line=self._block_line, byte=self._block_byte, event_index=None, event_type=self._event_name),
+                    json_complete=complete,
                 )
             )
         self._reset_block()
@@ -204,7 +220,11 @@ class SSEDecoder:
     def _strip_bom(self, out: list[SSEEvent | Finding]) -> None:
         self._started = True
         if self._buf.startswith(BOM):
-            out.append(framing.BOM.finding(Position(line=1, byte=0)))
+            # The field the BOM sticks to: a decoder that keeps the BOM ignores that one field, which loses the
+            # first event when it is `data` (openai-python's SSEDecoder).
+            end = _FIELD_END.search(self._buf, len(BOM))
+            first = self._buf[len(BOM):end.start()].decode("utf-8", "replace") if end else None
+            out.append(framing.BOM.finding(Position(line=1, byte=0), first_field=first))
             self._buf = self._buf[len(BOM) :]
             self._buf_offset = len(BOM)
 
@@ -356,7 +376,8 @@ class SSEDecoder:
         """Report the first NUL of the stream; returns whether to keep looking (never)."""
         self._nul_reported = True
         at = pos + line.index(b"\x00")
-        out.append(framing.NUL_BYTES.finding(Position(line=self._line_no, byte=pos), offset=at))
+        where = "comment" if line.startswith(b":") else "data" if line.startswith(b"data") else "field"
+        out.append(framing.NUL_BYTES.finding(Position(line=self._line_no, byte=pos), offset=at, where=where))
         return False
 
     def _note_eol(self, kind: str, byte: int, out: list[SSEEvent | Finding]) -> None:

@@ -37,6 +37,7 @@ from checker.compat import matrix
 from checker.engine import LintResult, StreamLinter
 from checker.http_checks import is_probe_meta
 from checker.oracles import Outcome, disagreement
+from checker.oracles import expected_output as _expected
 from checker.profiles import get_profile
 
 
@@ -58,6 +59,17 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
         _LIMIT.format(limit="max-event-bytes", what="response.completed (LIF006 follows)"),
     ("openai-node", "rules/SSE026-json-too-deep.sse"):
         _LIMIT.format(limit="JSON depth", what="a vendor event that openai-node rejects as unhandled"),
+    ("openai-node", "rules/SSE021-event-too-large.sse"):
+        _LIMIT.format(limit="max-event-bytes", what="response.completed (LIF006 follows)"),
+    **{(client, "rules/SSE027-stream-limit-exceeded.sse"):
+       _LIMIT.format(limit="max-events", what="the rest of the stream, its items and terminal included")
+       for client in ("openai-python", "openai-node")},
+}
+# Codes whose `degraded` is a difference the oracles' (type, id, text) view of the final output cannot show,
+# and why it is real.
+DEGRADED_BEYOND_TEXT: dict[str, str] = {
+    "REC007": "the final response lists the item with another status than its output_item.done",
+    "SSE005": "the text carries U+FFFD for the invalid bytes, as sse-check's own decoded text does",
 }
 
 
@@ -78,14 +90,20 @@ def _cases(client: str) -> list[Any]:
     return cases
 
 
-def _texts(linter: StreamLinter) -> list[str | None]:
-    """What the stream carried per finished item, in output order: a message's text, a call's arguments."""
+def _texts(linter: StreamLinter, result: LintResult) -> list[str | None]:
+    """What the stream carried per finished item, in output order: a message's text, a call's arguments.
+
+    None where sse-check could not follow it: events that named the item by another item_id (ITM004/ITM005)
+    are placed by output_index in the clients, by item_id in sse-check."""
+    misaddressed = {f.details.get("index") for f in result.findings if f.code in ("ITM004", "ITM005")}
     done = [(n, item) for n, item in enumerate(linter.machine.item_texts()) if item["done"]]
     done.sort(key=lambda pair: (pair[1]["output_index"] if type(pair[1]["output_index"]) is int else 1 << 30,
                                 pair[0]))
     texts: list[str | None] = []
     for _, item in done:
-        if item["type"] == "message":
+        if item["output_index"] in misaddressed:
+            texts.append(None)
+        elif item["type"] == "message":
             texts.append("".join(part["text"] for part in item["content"]))
         elif item["type"] == "function_call":
             texts.append(item["arguments"])
@@ -101,9 +119,18 @@ def _agree(client: str, path: Path, outcome: Outcome) -> None:
     decided = f"{cell.finding.code} ({cell.symptom})" if cell.finding else "no finding"
     assert problem is None, f"{rel(path)}: {problem}; the matrix's reason: {decided}"
     if cell.verdict.name == "OK" and outcome.status == "completed" and outcome.terminal == "response.completed":
-        for item, streamed in zip(outcome.output, _texts(linter), strict=True):
+        for item, streamed in zip(outcome.output, _texts(linter, result), strict=True):
             if streamed is not None:
                 assert item.text == streamed, f"{rel(path)}: {item.type} {item.id}: the text differs from the stream"
+    # degraded means the final result really differs: not the stream's finished items with the streamed text.
+    if cell.verdict.name == "DEGRADED" and outcome.raised is None and cell.finding is not None \
+            and cell.finding.code not in DEGRADED_BEYOND_TEXT:
+        streamed = _texts(linter, result)
+        same = (outcome.status == "completed" and outcome.terminal == "response.completed"
+                and [(o.type, o.id) for o in outcome.output] == [(t, i) for t, i in _expected(result)]
+                and all(s is None or o.text == s for o, s in zip(outcome.output, streamed, strict=False)))
+        assert not same, (f"{rel(path)}: predicted degraded ({decided}), but {client}'s final response is the "
+                          "stream's items with the streamed text")
 
 
 # --- openai-python ---------------------------------------------------------------

@@ -11,7 +11,7 @@ ARGUMENTS_NOT_JSON = rule(
     why="Clients call json.loads on the arguments (openai-python for strict tools, codex, every agent loop); "
         "cut-off arguments (llama.cpp reports truncation as completed) fail the tool call.",
     sources=(OPENAPI, "openai-python lib/_parsing/_responses.py", "codex"),
-    clients=("openai-python", "codex", "openai-agents"),
+    clients=("codex", "openai-agents"),
     good="conforming/reasoning-function-call.sse",
 )
 ARGUMENTS_DONE_MISSING = rule(
@@ -20,7 +20,7 @@ ARGUMENTS_DONE_MISSING = rule(
     summary="Flags a function-call item completed without `response.function_call_arguments.done`.",
     why="Clients that dispatch the tool on arguments.done (the Agents SDK's stream events, UIs) never run it.",
     sources=(OPENAPI,),
-    clients=("openai-node", "open-responses"),
+    clients=("open-responses",),
     good="conforming/reasoning-function-call.sse",
 )
 NAME_MISMATCH = rule(
@@ -29,7 +29,6 @@ NAME_MISMATCH = rule(
     summary="Flags arguments.done whose `name` differs from the function-call item's name.",
     why="Which tool runs depends on which event the client trusts.",
     sources=(OPENAPI,),
-    clients=("openai-agents", "codex"),
     good="conforming/reasoning-function-call.sse",
 )
 ARGUMENTS_AFTER_DONE = rule(
@@ -38,6 +37,5 @@ ARGUMENTS_AFTER_DONE = rule(
     summary="Flags argument deltas or a second arguments.done after arguments.done.",
     why="Arguments are final at arguments.done; clients that already ran the tool miss the rest.",
     sources=(OPENAPI,),
-    clients=("openai-agents", "openai-node"),
     good="conforming/reasoning-function-call.sse",
 )

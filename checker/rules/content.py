@@ -51,7 +51,7 @@ PART_NOT_DONE = rule(
     summary="Flags an item completed with a content part that was never closed.",
     why="Clients that finalize text at content_part.done (openai-node, UIs) never see the final text.",
     sources=(OPENAPI,),
-    clients=("openai-node", "open-responses"),
+    clients=("open-responses",),
     good="conforming/text.sse",
 )
 PART_TYPE_MISMATCH = rule(
@@ -71,7 +71,7 @@ TEXT_DONE_MISSING = rule(
     why="Clients that read the final text from output_text.done / reasoning_text.done (UIs, the Agents SDK's "
         "stream events) never receive it.",
     sources=(OPENAPI,),
-    clients=("openai-node", "open-responses"),
+    clients=("open-responses",),
     good="conforming/reasoning-text.sse",
 )
 AFTER_PART_DONE = rule(
@@ -81,7 +81,6 @@ AFTER_PART_DONE = rule(
     why="The part's text is final at content_part.done; later text is dropped by some clients and appended by "
         "others.",
     sources=(OPENAPI,),
-    clients=("openai-node", "openai-python"),
     good="conforming/text.sse",
 )
 ANNOTATION_INDEX = rule(

@@ -28,7 +28,7 @@ DUPLICATE_ITEM_ID = rule(
     summary="Flags two output items with the same id.",
     why="openai-node fails with \"duplicate output item identity\"; id-pairing clients merge the two items.",
     sources=("openai-node response-accumulator.ts",),
-    clients=("openai-node", "openai-python", "codex"),
+    clients=("openai-python", "openai-node"),
     good="conforming/parallel-function-calls.sse",
 )
 DUPLICATE_CALL_ID = rule(
@@ -48,6 +48,6 @@ ITEM_ID_MISSING = rule(
     why="Every later event names its item by item_id; without an id nothing can be paired, and id-pairing clients "
         "(codex, openai-node) lose the item.",
     sources=("OpenAI OpenAPI 2.3.0 OutputItem",),
-    clients=("openai-node", "codex"),
+    clients=("openai-node",),
     good="conforming/text.sse",
 )

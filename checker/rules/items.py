@@ -54,7 +54,7 @@ ITEM_ID_MISMATCH = rule(
     why="Clients that place by index (openai-python) and clients that check the id (openai-node fails "
         "\"expected item_id\") disagree about the delta's item.",
     sources=(NODE, PY),
-    clients=("openai-node", "openai-python"),
+    clients=("openai-node",),
     good="conforming/reasoning-function-call.sse",
 )
 AFTER_ITEM_DONE = rule(
@@ -64,7 +64,6 @@ AFTER_ITEM_DONE = rule(
     why="The done item is final (codex records it at output_item.done); later deltas are lost for some clients "
         "and applied for others.",
     sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs"),
-    clients=("codex", "openai-agents", "openai-python"),
     good="conforming/text.sse",
 )
 DONE_IDENTITY = rule(
@@ -131,6 +130,5 @@ DONE_STATUS = rule(
     why="Agents and UIs read the item's status to decide whether it finished; a missing or in_progress status at "
         "done leaves it looking unfinished in history.",
     sources=(OPENAPI,),
-    clients=("openai-agents",),
     good="conforming/text.sse",
 )

@@ -42,7 +42,6 @@ LIFECYCLE_ORDER = rule(
     why="Lifecycle events carry a response snapshot; a late one can overwrite the client's view of the response "
         "(openai-python replaces completed items from its output) or move its status backwards.",
     sources=(OPENAPI, "openai-python lib/streaming/responses/_responses.py"),
-    clients=("openai-python", "openai-node"),
     good="conforming/text.sse",
 )
 REPEATED_IN_PROGRESS = rule(
@@ -72,7 +71,7 @@ MULTIPLE_TERMINAL = rule(
     why="Exactly one of completed/incomplete/failed ends a response; a client finishes on the first and the "
         "second contradicts it (openai-python keeps the first, openai-node the last).",
     sources=(OPENAPI, "Open Responses specification"),
-    clients=("codex", "openai-python", "openai-node", "open-responses"),
+    clients=("openai-node", "codex", "open-responses"),
     good="conforming/text.sse",
 )
 UNFINISHED_ITEMS = rule(
@@ -102,7 +101,6 @@ FAILED_WITHOUT_ERROR = rule(
     summary="Flags `response.failed` without an error object.",
     why="The client has nothing to show or retry on; codex and the SDKs surface an empty error.",
     sources=(OPENAPI,),
-    clients=("codex", "openai-python"),
     good="conforming/failed.sse",
 )
 INCOMPLETE_WITHOUT_REASON = rule(
@@ -111,7 +109,6 @@ INCOMPLETE_WITHOUT_REASON = rule(
     summary="Flags `response.incomplete` without `incomplete_details.reason`.",
     why="Clients decide whether to continue (max_output_tokens) or stop (content_filter) from the reason.",
     sources=(OPENAPI,),
-    clients=("codex", "openai-agents"),
     good="conforming/incomplete.sse",
 )
 RESPONSE_ID_CHANGED = rule(
@@ -142,7 +139,7 @@ TOP_LEVEL_ERROR = rule(
     why="openai-python raises APIError on such an event whatever its type, and clients that dispatch on `type` "
         "drop an event without one: the error is either fatal or invisible.",
     sources=("openai-python src/openai/_streaming.py", "llama.cpp PR #18486"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+    clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/failed.sse",
 )
 SEQUENCE_MISSING = rule(

@@ -38,7 +38,7 @@ SUMMARY_PART_NOT_DONE = rule(
     summary="Flags a reasoning item completed with an open summary part.",
     why="Clients that finalize summaries at reasoning_summary_part.done never see the final summary.",
     sources=(OPENAPI,),
-    clients=("openai-node", "open-responses"),
+    clients=("open-responses",),
     good="conforming/reasoning-summary.sse",
 )
 AFTER_SUMMARY_DONE = rule(
@@ -47,6 +47,5 @@ AFTER_SUMMARY_DONE = rule(
     summary="Flags summary text or a second done for a closed summary part.",
     why="The summary is final at reasoning_summary_part.done; later text is handled differently by each client.",
     sources=(OPENAPI,),
-    clients=("openai-node",),
     good="conforming/reasoning-summary.sse",
 )
