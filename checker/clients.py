@@ -16,5 +16,23 @@ CLIENTS: dict[str, str] = {
 }
 
 
+# How a rule's sources cite each client's code (or, for the positional model, the reports that describe it):
+# a rule that names a client must cite it (tests/test_compat.py), so every attribution can be checked
+# against the code it claims.
+CITED_AS: dict[str, tuple[str, ...]] = {
+    "openai-python": ("openai-python ",),
+    "openai-node": ("openai-node ",),
+    "codex": ("codex ",),
+    "openai-agents": ("openai-agents-python ",),
+    "positional": ("llama.cpp PR #18486", "LocalAI #9658"),
+    "open-responses": ("openresponses ",),
+}
+
+
+def cites(source: str, client: str) -> bool:
+    """Whether ``source`` cites ``client``'s code."""
+    return source.startswith(CITED_AS.get(client, (client + " ",)))
+
+
 def describe(client: str) -> str:
     return CLIENTS.get(client, client)

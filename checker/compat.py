@@ -276,14 +276,11 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks("TypeError: Cannot read properties of … (reading 'type')"),),
         "codex": (_degrades(_CODEX_SKIPS),),
     },
-    "SSE008": {"open-responses": (_breaks("`event:` must equal the JSON type"),)},
-    "SSE009": {"open-responses": (_breaks("every event must carry an `event:` field"),)},
     "SSE010": {
         # openai-python yields later events but get_final_response() is response.completed's response.
         "codex": (_degrades("codex reads on until the connection closes and applies the later events"),),
         "openai-node": (_degrades("later events are still applied to the finished snapshot: {what}"),),
     },
-    "SSE012": {"open-responses": (_breaks("the suite waits for `data: [DONE]`"),)},
     "SSE013": {
         "openai-python": (_breaks("json.JSONDecodeError: Expecting value: line 1 column 1 (char 0) "
                                   "(the decoder dispatches the event with empty data)"),),
@@ -315,7 +312,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks(_NODE_NO_EVENTS),),
         "codex": (_breaks(_CODEX_CLOSED),),
         "openai-agents": (_breaks(_AGENTS_NO_FINAL),),
-        "positional": (_breaks("no events: nothing to pair"),),
         "open-responses": (_breaks(_SUITE),),
     },
     "SSE023": {
@@ -323,7 +319,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks(_NODE_NO_EVENTS),),
         "codex": (_breaks(_CODEX_CLOSED),),
         "openai-agents": (_breaks(_AGENTS_NO_FINAL),),
-        "positional": (_breaks("no events: nothing to pair"),),
         "open-responses": (_breaks(_SUITE),),
     },
     # -- lifecycle ----------------------------------------------------------------
@@ -332,22 +327,18 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks("OpenAIError: When snapshot hasn't been set yet, expected 'response.created' "
                                 "event, got {type}"),),
     },
-    "LIF003": {"open-responses": (_breaks("created → [queued] → in_progress is the grammar"),)},
-    "LIF005": {"open-responses": (_degrades("grammar validators reject a second response.in_progress"),)},
     "LIF006": {
         "openai-python": (_breaks(_PY_NO_COMPLETED),),
         "openai-node": (_degrades("finalResponse() resolves with the last snapshot (status 'in_progress'); "
                                   "no error is raised", when=_without("SSE004")),),
         "codex": (_breaks(_CODEX_CLOSED),),
         "openai-agents": (_breaks(_AGENTS_NO_FINAL),),
-        "positional": (_breaks("the response never ends"),),
         "open-responses": (_breaks(_SUITE),),
     },
     "LIF007": {
         # openai-python: get_final_response() is response.completed's response, wherever it came.
         "openai-node": (_degrades("finalResponse() is the last terminal's snapshot ({type})"),),
         "codex": (_degrades("codex keeps a response.completed whichever terminal came first"),),
-        "open-responses": (_breaks("exactly one terminal event is allowed"),),
     },
     "LIF008": {
         "openai-python": (_breaks("RuntimeError: Cannot complete response with unfinished output items.",
@@ -378,7 +369,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-agents": (_breaks("APIError from openai-python's decoder"),),
     },
     "LIF015": {"open-responses": (_breaks("every event must carry sequence_number"),)},
-    "LIF016": {"open-responses": (_breaks("sequence_number must increase strictly"),)},
     "LIF017": {
         "openai-agents": (_degrades("a cut-off answer is taken as final"),),
         "codex": (_degrades("a cut-off answer is taken as final"),),
@@ -393,7 +383,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-python": (_breaks("RuntimeError: Duplicate response output index None.", when=_several_items),),
         "openai-node": (_breaks("OpenAIError: missing output at index undefined"),),
     },
-    "ITM002": {"open-responses": (_breaks("output_index must append from 0"),)},
     "ITM003": {
         "openai-python": (_breaks("RuntimeError: Duplicate response output index {index}."),),
         "openai-node": (_breaks("OpenAIError: Duplicate response output index {index}."),),
@@ -410,7 +399,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks("OpenAIError: missing output at index undefined", when=_no_output_index),
                         _breaks("OpenAIError: missing output at index {index}", when=_index_not_added),
                         _breaks("OpenAIError: expected item_id '…', got '{item}'")),
-        "positional": (_breaks("the event names no open item"),),
     },
     "ITM005": {
         # openai-python places the event by output_index and ignores item_id: its result is the stream's.
@@ -431,11 +419,9 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     },
     "ITM008": {
         "openai-node": (_breaks("OpenAIError: missing output at index …"),),
-        "positional": (_breaks("a done without an added pairs with the wrong item"),),
     },
     "ITM009": {
         "codex": (_degrades("the item is recorded twice in history"),),
-        "positional": (_breaks("the second done pairs with the next added item"),),
     },
     "ITM010": {
         "openai-python": (_breaks("AssertionError (the output item is not a {item_type} message/function call)",
@@ -463,16 +449,10 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-python": (_breaks("IndexError: list index out of range", when=_type_in(*_PY_TEXT_EVENTS)),),
         "openai-node": (_breaks("OpenAIError: missing content at index 0"),),
     },
-    "CNT005": {
-        "open-responses": (_breaks(_SUITE),),
-    },
     "CNT006": {
         "openai-python": (_breaks("AssertionError (content.type == 'output_text')",
                                   when=_type_prefix("response.output_text.")),),
         "openai-node": (_breaks("OpenAIError: expected content to be '…', got {part_type}"),),
-    },
-    "CNT007": {
-        "open-responses": (_breaks(_SUITE),),
     },
     "CNT009": {"openai-node": (_breaks("OpenAIError: missing annotation at index {got}", when=_beyond_open_part),)},
     # -- reasoning summaries --------------------------------------------------------
@@ -481,12 +461,9 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "RSN003": {
         "openai-node": (_breaks("OpenAIError: missing content at index {got}", when=_beyond_open_part),),
     },
-    "RSN004": {
-        "open-responses": (_breaks(_SUITE),),
-    },
     # -- function calls -------------------------------------------------------------
     "FNC001": {
-        "codex": (_breaks("the tool call fails: its arguments are not JSON"),),
+        "codex": (_breaks("the tool call fails: failed to parse function arguments: …"),),
         "openai-agents": (_breaks("ModelBehaviorError: Invalid JSON input for tool {name}"),),
     },
     "FNC002": {
@@ -522,8 +499,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-python": (_breaks("RuntimeError: Expected to have received `response.created` before …"),),
         "openai-node": (_breaks(_NODE_UNHANDLED),),
         "codex": (_breaks(_CODEX_CLOSED),),
-        "openai-agents": (_breaks("no Responses events: the turn fails"),),
-        "positional": (_breaks("no Responses events: nothing to pair"),),
+        "openai-agents": (_breaks(_AGENTS_NO_FINAL),),
         "open-responses": (_breaks(_SUITE),),
     },
     # -- reconciliation -------------------------------------------------------------
@@ -554,7 +530,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
                                          "({diff})"),)},
     "REC010": {"openai-node": (_degrades("{where} replaces the annotations streamed into the snapshot ({detail})"),)},
     # -- ids --------------------------------------------------------------------------
-    "IDS002": {"codex": (_degrades("the item id and call_id are confused when the item is replayed"),)},
     "IDS003": {
         "openai-node": (_breaks("OpenAIError: duplicate output item identity 'id:{id}'"),),
         "openai-python": (_breaks("RuntimeError: Response snapshot has conflicting output identities.",
@@ -621,6 +596,11 @@ END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
         EndEffect(Verdict.BREAKS, "the turn fails with the response's error ('response.failed event received' "
                                   f"or its message) ({_CONFORMING_END})", _failed_without_completed,
                   "codex codex-rs/codex-api/src/sse/responses.rs (process_sse: response.failed sets response_error)"),
+    ),
+    "open-responses": (
+        EndEffect(Verdict.BREAKS, f"{_SUITE}: Expected status \"completed\" ({_CONFORMING_END})",
+                  _ended_incomplete_or_failed,
+                  "openresponses src/lib/compliance-tests.ts (completedStatus on the final response)"),
     ),
     "openai-agents": (
         EndEffect(Verdict.BREAKS, "ModelBehaviorError: Responses stream ended with terminal event `{terminal}`. "

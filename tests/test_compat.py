@@ -10,8 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from checker.clients import CLIENTS
-from checker.compat import EFFECTS, LIMIT_CODES, Verdict, matrix
+from checker.clients import CLIENTS, cites
+from checker.compat import EFFECTS, END_EFFECTS, LIMIT_CODES, Verdict, matrix
 from checker.engine import lint_bytes
 from checker.findings import Position
 from checker.profiles import get_profile
@@ -33,6 +33,28 @@ def test_a_row_and_its_rules_clients_agree(code: str) -> None:
     """Rule.clients means 'breaks or degrades': exactly the clients with an effect in the row."""
     affected = {client for client, effects in EFFECTS[code].items() if any(e.verdict > Verdict.OK for e in effects)}
     assert affected == set(RULES[code].clients)
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_every_client_a_rule_names_is_cited_in_its_sources(code: str) -> None:
+    """An attribution is checkable only against the code it claims: each named client's code is cited."""
+    rule = RULES[code]
+    uncited = [c for c in rule.clients if not any(cites(source, c) for source in rule.sources)]
+    assert not uncited, f"{code} names {uncited} without citing their code in its sources {rule.sources}"
+
+
+def test_every_end_effect_cites_its_client() -> None:
+    for client, ends in END_EFFECTS.items():
+        assert client in CLIENTS
+        for end in ends:
+            assert cites(end.source, client), (client, end.source)
+            assert "as a conforming stream may" in end.symptom, (client, end.symptom)
+
+
+def test_the_citation_check_can_fail() -> None:
+    assert cites("codex codex-rs/codex-api/src/sse/responses.rs", "codex")
+    assert not cites("OpenAI OpenAPI 2.3.0 ResponseStreamEvent", "codex")
+    assert not cites("openai-python src/openai/_streaming.py", "openai-node")
 
 
 def test_verdicts_order_and_print() -> None:

@@ -10,7 +10,7 @@ ARGUMENTS_NOT_JSON = rule(
     summary="Flags final function-call arguments that do not parse as JSON.",
     why="Clients call json.loads on the arguments (openai-python for strict tools, codex, every agent loop); "
         "cut-off arguments (llama.cpp reports truncation as completed) fail the tool call.",
-    sources=(OPENAPI, "openai-python lib/_parsing/_responses.py", "codex"),
+    sources=(OPENAPI, "openai-python lib/_parsing/_responses.py", "codex", "codex codex-rs/core (function tools: 'failed to parse function arguments')", "openai-agents-python src/agents/agent.py ('Invalid JSON input for tool')"),
     clients=("codex", "openai-agents"),
     good="conforming/reasoning-function-call.sse",
 )
@@ -19,7 +19,7 @@ ARGUMENTS_DONE_MISSING = rule(
     "function call {item!r} done without function_call_arguments.done",
     summary="Flags a function-call item completed without `response.function_call_arguments.done`.",
     why="Clients that dispatch the tool on arguments.done (the Agents SDK's stream events, UIs) never run it.",
-    sources=(OPENAPI,),
+    sources=(OPENAPI, "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
     clients=("open-responses",),
     good="conforming/reasoning-function-call.sse",
 )

@@ -11,7 +11,7 @@ CONTENT_INDEX_MISSING = rule(
     summary="Flags part-scoped events without `content_index`.",
     why="openai-python indexes the message's content list with it: `output.content[None]` raises TypeError "
         "on the first text delta.",
-    sources=(OPENAPI, PY),
+    sources=(OPENAPI, PY, "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-python", "openai-node"),
     good="conforming/text.sse",
 )
@@ -22,7 +22,7 @@ CONTENT_INDEX_NOT_APPENDED = rule(
             "for each item).",
     why="vLLM #45742: a message starting at content_index 1 crashes the OpenAI SDK with IndexError; the same "
         "when the index is not reset per item (vLLM #23382, #35184).",
-    sources=(OPENAPI, "vLLM #45742", "vLLM #23382", "vLLM #35184"),
+    sources=(OPENAPI, "vLLM #45742", "vLLM #23382", "vLLM #35184", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-python", "openai-node"),
     good="conforming/reasoning-text.sse",
 )
@@ -31,7 +31,7 @@ CONTENT_INDEX_CHANGED = rule(
     "{type} at content_index {got}, but the item's open part is {expected}",
     summary="Flags a delta or done whose content_index is not the item's open part.",
     why="Clients append the delta to the part at that index: text lands in the wrong part, or IndexError.",
-    sources=(OPENAPI, PY),
+    sources=(OPENAPI, PY, "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-python", "openai-node"),
     good="conforming/text.sse",
 )
@@ -41,7 +41,7 @@ DELTA_BEFORE_PART = rule(
     summary="Flags text, refusal or reasoning-text deltas with no open content part.",
     why="The part must exist before text is appended to it: openai-python indexes a missing part, openai-node "
         "fails; LiteLLM omitted content_part.added (LiteLLM #20975, sub2api #2875).",
-    sources=(OPENAPI, "LiteLLM #20975", "sub2api #2875"),
+    sources=(OPENAPI, "LiteLLM #20975", "sub2api #2875", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-python", "openai-node"),
     good="conforming/text.sse",
 )
@@ -51,7 +51,6 @@ PART_NOT_DONE = rule(
     summary="Flags an item completed with a content part that was never closed.",
     why="Clients that finalize text at content_part.done (openai-node, UIs) never see the final text.",
     sources=(OPENAPI,),
-    clients=("open-responses",),
     good="conforming/text.sse",
 )
 PART_TYPE_MISMATCH = rule(
@@ -60,7 +59,7 @@ PART_TYPE_MISMATCH = rule(
     summary="Flags text events into a refusal part, refusal events into a text part, and the like.",
     why="openai-python asserts `content.type == \"output_text\"` before appending a text delta; openai-node "
         "fails \"expected content to be 'refusal'\" (or 'output_text').",
-    sources=(OPENAPI, PY),
+    sources=(OPENAPI, PY, "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-python", "openai-node"),
     good="conforming/refusal.sse",
 )
@@ -71,7 +70,6 @@ TEXT_DONE_MISSING = rule(
     why="Clients that read the final text from output_text.done / reasoning_text.done (UIs, the Agents SDK's "
         "stream events) never receive it.",
     sources=(OPENAPI,),
-    clients=("open-responses",),
     good="conforming/reasoning-text.sse",
 )
 AFTER_PART_DONE = rule(

@@ -20,7 +20,7 @@ STATUS_NOT_OK = rule(
     summary="Flags a non-200 final status for a request that should have succeeded.",
     why="openai-python and openai-node raise an APIStatusError (RateLimitError, InternalServerError, …) "
         "instead of reading a stream, and codex retries or gives up; none of the stream is seen.",
-    sources=(OPENAI_ERRORS, OPENAI_PY),
+    sources=(OPENAI_ERRORS, OPENAI_PY, "openai-node src/core/error.ts (APIError.generate, APIConnectionError)", "codex codex-rs/codex-client (TransportError)"),
     clients=("openai-python", "openai-node", "codex"),
     bad="http/HTP001-status-not-ok.sse",
     good=GOOD,
@@ -42,7 +42,7 @@ ERROR_NOT_JSON = rule(
     summary="Flags an HTTP error whose body is not `{\"error\": {...}}` JSON.",
     why="SDKs build the exception from the JSON error's message, type and code; an HTML page or plain text "
         "becomes an opaque error with the raw body as its message, and retry logic keyed on `code` fails.",
-    sources=(OPENAI_ERRORS, OPENAI_PY),
+    sources=(OPENAI_ERRORS, OPENAI_PY, "openai-node src/core/error.ts (APIError.generate, APIConnectionError)", "codex codex-rs/codex-client (TransportError)"),
     clients=("openai-python", "openai-node", "codex"),
     bad="http/HTP003-error-body-not-json.sse",
     good=GOOD,
@@ -53,7 +53,7 @@ ERROR_WITH_OK_STATUS = rule(
     summary="Flags an error reported as a JSON error object with a 2xx status.",
     why="Clients decide success on the status: a 200 with an error body is read as a stream or a response "
         "and fails later with a parse error, or worse, is taken as an empty success.",
-    sources=(OPENAI_ERRORS, OPENAI_PY),
+    sources=(OPENAI_ERRORS, OPENAI_PY, "openai-node src/core/error.ts (APIError.generate, APIConnectionError)", "codex codex-rs/codex-client (TransportError)"),
     clients=("openai-python", "openai-node", "codex"),
     bad="http/HTP004-error-with-ok-status.sse",
     good=GOOD,
@@ -85,7 +85,7 @@ CONNECT_FAILED = rule(
     "cannot connect to {host}: {error}",
     summary="Flags a server that cannot be reached (refused, unknown host, connect timeout).",
     why="Nothing can be checked; every client fails the same way.",
-    sources=("RFC 9110 §9.3.6 (connection establishment is the client's first step)",),
+    sources=("RFC 9110 §9.3.6 (connection establishment is the client's first step)", "openai-python src/openai/_base_client.py (APIStatusError, APIConnectionError, APITimeoutError)", "openai-node src/core/error.ts (APIError.generate, APIConnectionError)", "codex codex-rs/codex-client (TransportError)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
     bad="http/HTP007-connect-failed.sse",
     good=GOOD,
@@ -96,7 +96,7 @@ TLS_ERROR = rule(
     summary="Flags a TLS handshake or certificate failure.",
     why="Clients verify certificates by default: a self-signed or expired certificate, or a name mismatch, "
         "fails every request (`--insecure` skips the check for probing only).",
-    sources=("RFC 8446 (TLS 1.3)", "RFC 6125 (service identity)"),
+    sources=("RFC 8446 (TLS 1.3)", "RFC 6125 (service identity)", "openai-python src/openai/_base_client.py (APIStatusError, APIConnectionError, APITimeoutError)", "openai-node src/core/error.ts (APIError.generate, APIConnectionError)", "codex codex-rs/codex-client (TransportError)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
     bad="http/HTP008-tls-error.sse",
     good=GOOD,
@@ -107,7 +107,7 @@ FIRST_BYTE_TIMEOUT = rule(
     summary="Flags a server that sends no response headers, or no body byte, within the first-byte timeout.",
     why="Clients give up after their read timeout (openai-python's default is 600 s, many agents use far "
         "less); a server that holds the status line until generation ends also defeats streaming.",
-    sources=("openai-python src/openai/_constants.py (DEFAULT_TIMEOUT)",),
+    sources=("openai-python src/openai/_constants.py (DEFAULT_TIMEOUT)", "openai-node src/core/error.ts (APIError.generate, APIConnectionError)", "codex codex-rs/codex-client (TransportError)"),
     clients=("openai-python", "openai-node", "codex"),
     bad="http/HTP009-first-byte-timeout.sse",
     good=GOOD,
@@ -118,7 +118,7 @@ STALLED = rule(
     summary="Flags a stream that stops sending with the connection still open.",
     why="A stalled stream looks alive to the client until its read timeout fires; agents hang for minutes. "
         "Servers that need time should send SSE comment keepalives (`: ping`).",
-    sources=(SSE_SPEC, "codex codex-rs/codex-api/src/sse/responses.rs (idle timeout)"),
+    sources=(SSE_SPEC, "codex codex-rs/codex-api/src/sse/responses.rs (idle timeout)", "openai-python src/openai/_base_client.py (APIStatusError, APIConnectionError, APITimeoutError)", "openai-node src/core/error.ts (APIError.generate, APIConnectionError)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
     bad="http/HTP010-stalled.sse",
     good=GOOD,
@@ -129,7 +129,7 @@ TOTAL_TIMEOUT = rule(
     summary="Flags an exchange that does not finish within the total timeout.",
     why="A stream that never ends (a runaway generation, a server looping on keepalives) ties up the client "
         "and the server alike; probes and CI need an upper bound.",
-    sources=("openai-python src/openai/_constants.py (DEFAULT_TIMEOUT)",),
+    sources=("openai-python src/openai/_constants.py (DEFAULT_TIMEOUT)", "codex codex-rs/codex-client (TransportError)"),
     clients=("openai-python", "codex"),
     bad="http/HTP011-total-timeout.sse",
     good=GOOD,
@@ -141,7 +141,7 @@ CUT_OFF = rule(
             "disconnect before the headers).",
     why="httpx raises RemoteProtocolError ('incomplete chunked read'); the SDKs surface it as a connection "
         "error, and whatever the server meant to send after the cut (often the terminal event) is lost.",
-    sources=("RFC 9112 §7.1 (chunked transfer coding)", "httpx _transports (RemoteProtocolError)"),
+    sources=("RFC 9112 §7.1 (chunked transfer coding)", "httpx _transports (RemoteProtocolError)", "openai-python src/openai/_base_client.py (APIStatusError, APIConnectionError, APITimeoutError)", "openai-node src/core/error.ts (APIError.generate, APIConnectionError)", "codex codex-rs/codex-client (TransportError)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
     bad="http/HTP012-body-cut-off.sse",
     good=GOOD,
@@ -174,7 +174,7 @@ NONSTREAM_ORDER = rule(
     why="Agents replay the output items in order as the next turn's input, and chat templates render a "
         "reasoning item after the message (or a call before its reasoning) differently from what the model "
         "generated; llama-server builds its final result in this order (llama.cpp PR #18486).",
-    sources=("llama.cpp PR #18486", "OpenAI Responses API reference, Response.output"),
+    sources=("llama.cpp PR #18486", "OpenAI Responses API reference, Response.output", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-agents",),
     bad="http/HTP015-nonstream-output-order.sse",
     good=GOOD,
@@ -212,7 +212,9 @@ NONSTREAM_NOT_RESPONSE = rule(
         "yields an empty result. The answer of another endpoint is not judged.",
     sources=("OpenAI Responses API reference, Response object",
              "OpenAI Chat Completions API reference, chat completion object",
-             "openai-python src/openai/types/chat/chat_completion.py"),
+             "openai-python src/openai/types/chat/chat_completion.py",
+             "openai-node src/resources/responses/responses.ts (Response), src/resources/chat/completions",
+             "openai-agents-python src/agents/models/openai_responses.py (get_response)"),
     clients=("openai-python", "openai-node", "openai-agents"),
     bad="http/HTP018-nonstream-not-a-response.sse",
     good=GOOD,

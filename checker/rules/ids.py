@@ -19,7 +19,6 @@ FC_ID_IS_CALL_ID = rule(
     why="Item ids and call ids are different namespaces (fc_ vs call_); replaying such an item to OpenAI is "
         "rejected, and clients keyed by either confuse the two (llama.cpp PR #21174).",
     sources=("llama.cpp PR #21174",),
-    clients=("codex",),
     good="conforming/reasoning-function-call.sse",
 )
 DUPLICATE_ITEM_ID = rule(
@@ -27,7 +26,7 @@ DUPLICATE_ITEM_ID = rule(
     "item id {id!r} is used by two items (output_index {first} and {second})",
     summary="Flags two output items with the same id.",
     why="openai-node fails with \"duplicate output item identity\"; id-pairing clients merge the two items.",
-    sources=("openai-node response-accumulator.ts",),
+    sources=("openai-node response-accumulator.ts", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)"),
     clients=("openai-python", "openai-node"),
     good="conforming/parallel-function-calls.sse",
 )
@@ -37,7 +36,7 @@ DUPLICATE_CALL_ID = rule(
     summary="Flags two function calls with the same call_id.",
     why="Tool outputs are matched to calls by call_id: one call gets both outputs and the other none, and the "
         "next request is rejected.",
-    sources=("openai-node response-accumulator.ts", "OpenAI function calling guide"),
+    sources=("openai-node response-accumulator.ts", "OpenAI function calling guide", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
     clients=("openai-node", "openai-python", "codex", "openai-agents"),
     good="conforming/parallel-function-calls.sse",
 )
@@ -47,7 +46,7 @@ ITEM_ID_MISSING = rule(
     summary="Flags an added output item without an `id`.",
     why="Every later event names its item by item_id; without an id nothing can be paired, and id-pairing clients "
         "(codex, openai-node) lose the item.",
-    sources=("OpenAI OpenAPI 2.3.0 OutputItem",),
+    sources=("OpenAI OpenAPI 2.3.0 OutputItem", "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-node",),
     good="conforming/text.sse",
 )

@@ -24,7 +24,6 @@ OUTPUT_INDEX_NOT_APPENDED = rule(
         "and openai-node 7.59 maps wire indexes to positions, so both tolerate a gap; clients that index an array "
         "by output_index misplace every later event.",
     sources=(OPENAPI, NODE, PY),
-    clients=("open-responses",),
     good="conforming/parallel-function-calls.sse",
 )
 OUTPUT_INDEX_REUSED = rule(
@@ -33,7 +32,7 @@ OUTPUT_INDEX_REUSED = rule(
     summary="Flags an output_index used by two items.",
     why="openai-python raises \"Duplicate response output index N.\"; openai-agents-python merged two items "
         "into one (openai-agents-python #5041, LiteLLM #36375).",
-    sources=(PY, "openai-agents-python #5041", "LiteLLM #36375"),
+    sources=(PY, "openai-agents-python #5041", "LiteLLM #36375", "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/parallel-function-calls.sse",
 )
@@ -44,7 +43,7 @@ UNKNOWN_ITEM = rule(
     why="openai-python raises \"Received a content event for output index N before receiving its output "
         "item\"; openai-node fails \"expected item_id\".",
     sources=(PY, NODE),
-    clients=("openai-python", "openai-node", "positional"),
+    clients=("openai-python", "openai-node"),
     good="conforming/text.sse",
 )
 ITEM_ID_MISMATCH = rule(
@@ -82,7 +81,7 @@ DONE_WITHOUT_ADDED = rule(
     why="Accumulating clients have nothing to complete (openai-node fails); codex accepts it, so clients "
         "disagree about the output.",
     sources=(OPENAPI, NODE),
-    clients=("openai-node", "positional"),
+    clients=("openai-node",),
     good="conforming/text.sse",
 )
 DUPLICATE_DONE = rule(
@@ -91,7 +90,7 @@ DUPLICATE_DONE = rule(
     summary="Flags an item completed twice.",
     why="codex appends every done item to the turn, so the item appears twice in history.",
     sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs"),
-    clients=("codex", "positional"),
+    clients=("codex",),
     good="conforming/text.sse",
 )
 FAMILY_MISMATCH = rule(
@@ -100,7 +99,7 @@ FAMILY_MISMATCH = rule(
     summary="Flags text, refusal, reasoning or argument events aimed at an item of the wrong type.",
     why="Text and refusal events belong to messages, arguments to function calls, reasoning text and summaries to "
         "reasoning items; openai-python asserts on the part type and others drop the delta.",
-    sources=(OPENAPI, PY),
+    sources=(OPENAPI, PY, "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-python", "openai-node"),
     good="conforming/reasoning-text.sse",
 )

@@ -19,7 +19,7 @@ SUMMARY_INDEX_NOT_APPENDED = rule(
     "reasoning_summary_part.added at summary_index {got}, expected {expected}",
     summary="Flags a summary part whose index is not the number of summary parts of its item so far.",
     why="Clients index the item's summary list with it: a gap raises or misplaces the summary text.",
-    sources=(OPENAPI,),
+    sources=(OPENAPI, "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-node",),
     good="conforming/reasoning-summary.sse",
 )
@@ -28,7 +28,7 @@ SUMMARY_INDEX_MISMATCH = rule(
     "{type} at summary_index {got}, but the item's open summary part is {expected}",
     summary="Flags summary text events whose summary_index is not the open summary part.",
     why="The summary text is appended to the wrong part, or to none.",
-    sources=(OPENAPI,),
+    sources=(OPENAPI, "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-node",),
     good="conforming/reasoning-summary.sse",
 )
@@ -38,7 +38,6 @@ SUMMARY_PART_NOT_DONE = rule(
     summary="Flags a reasoning item completed with an open summary part.",
     why="Clients that finalize summaries at reasoning_summary_part.done never see the final summary.",
     sources=(OPENAPI,),
-    clients=("open-responses",),
     good="conforming/reasoning-summary.sse",
 )
 AFTER_SUMMARY_DONE = rule(

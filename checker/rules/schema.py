@@ -34,7 +34,7 @@ ITEM_SCHEMA = rule(
     summary="Flags an output item (in output_item.added/done or a response's output) that violates its schema.",
     why="Items are replayed as the next request's input; a malformed item breaks the next turn as well as this "
         "one (codex deserialises each done item).",
-    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs"),
+    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
     clients=("codex", "openai-agents"),
     good="conforming/reasoning-function-call.sse",
 )
@@ -56,7 +56,8 @@ UNKNOWN_EVENT = rule(
         "and no published description has; sse-check still follows their call, docs/spec.md §2.1); Open "
         "Responses requires vendor events to be prefixed with a slug (`acme:thing`).",
     sources=(OPENAPI, "Open Responses specification: extension events",
-             "openai-node 7.59 src/internal/responses/response-accumulator.ts (supportedResponseEventTypes)"),
+             "openai-node 7.59 src/internal/responses/response-accumulator.ts (supportedResponseEventTypes)",
+             "openresponses src/lib/sse-parser.ts (streamingEventSchema: a union of the events it defines)"),
     clients=("openai-node", "open-responses"),
     good="conforming/text.sse",
 )
@@ -65,7 +66,7 @@ ALIAS_EVENT = rule(
     "{type!r} is a non-canonical alias of {canonical!r}",
     summary="Flags vLLM-style aliases such as response.reasoning_part.added or response.reasoning.delta.",
     why="No client handles the aliases: openai-node throws on them and the SDKs drop the reasoning text.",
-    sources=(OPENAPI, "vLLM reasoning streaming"),
+    sources=(OPENAPI, "vLLM reasoning streaming", "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-node",),
     good="conforming/reasoning-text.sse",
 )
@@ -74,7 +75,7 @@ MISSING_TYPE = rule(
     "event has no string `type` field",
     summary="Flags an event object without a `type`.",
     why="Clients dispatch on `type`; codex drops events without one, the SDKs fail to parse them.",
-    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs"),
+    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs", "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-node", "codex"),
     good="conforming/text.sse",
 )
@@ -92,7 +93,7 @@ VENDOR_EVENT = rule(
     "vendor event {type!r} (not part of the OpenAI stream)",
     summary="Reports a namespaced vendor event (`slug:name`), allowed by Open Responses.",
     why="Clients that only know OpenAI's events ignore or reject it; it is legal under Open Responses.",
-    sources=("Open Responses specification: extension events",),
+    sources=("Open Responses specification: extension events", "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-node",),
     good="conforming/text.sse",
 )
@@ -103,7 +104,7 @@ WRONG_API = rule(
             "Completions) and says which.",
     why="A Responses client reads none of these events; the usual cause is a server or gateway that answered "
         "/v1/responses with another endpoint's stream, or a capture of the wrong endpoint.",
-    sources=("OpenAI Chat Completions streaming", "Anthropic Messages streaming"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents", "positional", "open-responses"),
+    sources=("OpenAI Chat Completions streaming", "Anthropic Messages streaming", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "openai-node src/internal/responses/response-accumulator.ts", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)", "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses"),
     good="conforming/text.sse",
 )
