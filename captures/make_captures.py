@@ -1658,7 +1658,7 @@ def _() -> str:
 
 
 @capture("SCH002-response-object-violation",
-         "response.created carries a response without `output` (openai-node: rsp.output is not iterable)",
+         "response.created carries a response without `output`",
          ["SCH002"])
 def _() -> str:
     events = events_of(text_stream)

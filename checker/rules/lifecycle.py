@@ -173,9 +173,10 @@ USAGE_MALFORMED = rule(
     "LIF018", "usage-malformed", "error",
     "usage: {detail}",
     summary="Flags a `usage` object missing token counts or carrying non-integers.",
-    why="codex parses usage strictly (input/output/total tokens as integers, and cached_tokens/reasoning_tokens "
-        "inside *_details when those are present); a missing or string field fails the turn with \"failed to "
-        "parse ResponseCompleted\" (llama.cpp #22659).",
+    why="codex parses usage only out of response.completed, as an optional object (null is no usage) of integer "
+        "input/output/total tokens, with cached_tokens/reasoning_tokens inside *_details when those are present; "
+        "a missing or string field there fails the turn with \"failed to parse ResponseCompleted\" (llama.cpp "
+        "#22659). The opening snapshots' usage is never read.",
     sources=(OPENAPI, "codex codex-rs/codex-api", "llama.cpp #22659"),
     clients=("codex",),
     good="conforming/text.sse",

@@ -23,8 +23,9 @@ RESPONSE_SCHEMA = rule(
     "SCH002", "response-object-violation", "error",
     "{type} response object {where}: {detail}",
     summary="Flags a response object (in created, in_progress, completed, …) that violates the Response schema.",
-    why="openai-node builds its snapshot from response.created's response (\"rsp.output is not iterable\" when "
-        "`output` is missing); typed clients read model, status, output and usage from these objects.",
+    why="Typed clients read model, status, output and usage from these objects. No client's final result "
+        "changes with it: openai-python constructs them unchecked, openai-node 7.59 and the Agents SDK pass the "
+        "terminal's response through as sent, so the matrix names none.",
     sources=(OPENAPI, "openai-node response-accumulator.ts"),
     good="conforming/text.sse",
 )
