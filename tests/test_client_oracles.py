@@ -70,6 +70,10 @@ KNOWN_DISAGREEMENTS: dict[tuple[str, str], str] = {
 DEGRADED_BEYOND_TEXT: dict[str, str] = {
     "REC007": "the final response lists the item with another status than its output_item.done",
     "SSE005": "the text carries U+FFFD for the invalid bytes, as sse-check's own decoded text does",
+    # The oracles read the text of messages, function calls and reasoning items only, not a hosted tool's
+    # code, arguments or input: these two compare exactly those.
+    "REC008": "a hosted tool's code/arguments/input in the final snapshot differ from its deltas",
+    "REC009": "a hosted tool's done item differs from what was streamed for it",
 }
 
 
