@@ -165,6 +165,13 @@ def _nul_in_data(f: Finding, r: LintResult) -> bool:
     return f.details.get("where") == "data"
 
 
+def _codex_may_lose_an_item(f: Finding, r: LintResult) -> bool:
+    # codex skips an event it cannot parse; its history is the output_item.done items and response.completed
+    # its end. A skipped delta changes only the live text. The `event:` line tells which event it was; without
+    # one, it may have been any.
+    return f.position.event_type in (None, "response.output_item.done", "response.completed")
+
+
 def _in_final_response(f: Finding, r: LintResult) -> bool:
     return f.position.event_type in TERMINALS
 
@@ -268,13 +275,13 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "SSE006": {
         "openai-python": (_breaks("json.JSONDecodeError on the event's data"),),
         "openai-node": (_breaks(_NODE_BAD_JSON),),
-        "codex": (_degrades(_CODEX_SKIPS),),
+        "codex": (_degrades(_CODEX_SKIPS, when=_codex_may_lose_an_item),),
         "openai-agents": (_breaks("json.JSONDecodeError on the event's data"),),
     },
     "SSE007": {
         "openai-python": (_breaks("the event cannot be built (AttributeError: … has no attribute 'type')"),),
         "openai-node": (_breaks("TypeError: Cannot read properties of … (reading 'type')"),),
-        "codex": (_degrades(_CODEX_SKIPS),),
+        "codex": (_degrades(_CODEX_SKIPS, when=_codex_may_lose_an_item),),
     },
     "SSE010": {
         # openai-python yields later events but get_final_response() is response.completed's response.
@@ -301,11 +308,12 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "codex": (_degrades(_CODEX_SKIPS, when=_nul_in_data),),
         "openai-agents": (_breaks("json.JSONDecodeError in openai-python's decoder", when=_nul_in_data),),
     },
-    "SSE024": {"codex": (_degrades("serde rejects the event (duplicate field) and codex skips it"),)},
+    "SSE024": {"codex": (_degrades("serde rejects the event (duplicate field) and codex skips it",
+                                   when=_codex_may_lose_an_item),)},
     "SSE025": {
         # The final response is the terminal event's (finalResponse()): a number rounded elsewhere is not in it.
         "openai-node": (_degrades("JSON.parse rounds the number silently: {number}", when=_in_final_response),),
-        "codex": (_degrades("serde cannot parse the number and codex skips the event"),),
+        "codex": (_degrades("serde cannot parse the number and codex skips the event", when=_codex_may_lose_an_item),),
     },
     "SSE022": {
         "openai-python": (_breaks(_PY_NO_COMPLETED),),
@@ -491,7 +499,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     },
     "SCH007": {
         # codex cannot parse an event without `type` (SseEvent.kind) and skips it: an item it carried is lost.
-        "codex": (_degrades(_CODEX_SKIPS, when=_type_in("response.output_item.done", "response.completed")),),
+        "codex": (_degrades(_CODEX_SKIPS, when=_codex_may_lose_an_item),),
         "openai-node": (_breaks(_NODE_UNHANDLED),),
     },
     "SCH009": {"openai-node": (_breaks(_NODE_UNHANDLED),)},

@@ -74,6 +74,7 @@ DEGRADED_BEYOND_TEXT: dict[str, str] = {
     # code, arguments or input: these two compare exactly those.
     "REC008": "a hosted tool's code/arguments/input in the final snapshot differ from its deltas",
     "REC009": "a hosted tool's done item differs from what was streamed for it",
+    "REC010": "a text part's annotations differ from the streamed ones (the oracles do not read annotations)",
 }
 
 

@@ -10,7 +10,11 @@ ARGUMENTS_NOT_JSON = rule(
     summary="Flags final function-call arguments that do not parse as JSON.",
     why="Clients call json.loads on the arguments (openai-python for strict tools, codex, every agent loop); "
         "cut-off arguments (llama.cpp reports truncation as completed) fail the tool call.",
-    sources=(OPENAPI, "openai-python lib/_parsing/_responses.py", "codex", "codex codex-rs/core (function tools: 'failed to parse function arguments')", "openai-agents-python src/agents/agent.py ('Invalid JSON input for tool')"),
+    sources=(OPENAPI,
+             "openai-python lib/_parsing/_responses.py",
+             "codex",
+             "codex codex-rs/core (function tools: 'failed to parse function arguments')",
+             "openai-agents-python src/agents/agent.py ('Invalid JSON input for tool')"),
     clients=("codex", "openai-agents"),
     good="conforming/reasoning-function-call.sse",
 )

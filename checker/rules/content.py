@@ -22,7 +22,12 @@ CONTENT_INDEX_NOT_APPENDED = rule(
             "for each item).",
     why="vLLM #45742: a message starting at content_index 1 crashes the OpenAI SDK with IndexError; the same "
         "when the index is not reset per item (vLLM #23382, #35184).",
-    sources=(OPENAPI, "vLLM #45742", "vLLM #23382", "vLLM #35184", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "openai-node src/internal/responses/response-accumulator.ts"),
+    sources=(OPENAPI,
+             "vLLM #45742",
+             "vLLM #23382",
+             "vLLM #35184",
+             "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)",
+             "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-python", "openai-node"),
     good="conforming/reasoning-text.sse",
 )
@@ -41,7 +46,11 @@ DELTA_BEFORE_PART = rule(
     summary="Flags text, refusal or reasoning-text deltas with no open content part.",
     why="The part must exist before text is appended to it: openai-python indexes a missing part, openai-node "
         "fails; LiteLLM omitted content_part.added (LiteLLM #20975, sub2api #2875).",
-    sources=(OPENAPI, "LiteLLM #20975", "sub2api #2875", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "openai-node src/internal/responses/response-accumulator.ts"),
+    sources=(OPENAPI,
+             "LiteLLM #20975",
+             "sub2api #2875",
+             "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)",
+             "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-python", "openai-node"),
     good="conforming/text.sse",
 )

@@ -10,7 +10,10 @@ BOM = rule(
     summary="Flags a capture whose first bytes are the UTF-8 BOM (EF BB BF).",
     why="WHATWG strips one BOM, but openai-python and httpx-sse do not: the first field name becomes "
         "'\\ufeffevent' (or '\\ufeffdata') and is silently ignored, so the first event loses its type or its data.",
-    sources=(WHATWG, "openai-python src/openai/_streaming.py (SSEDecoder)", "httpx-sse _decoders.py", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
+    sources=(WHATWG,
+             "openai-python src/openai/_streaming.py (SSEDecoder)",
+             "httpx-sse _decoders.py",
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-agents"),
     good="conforming/text.sse",
 )
@@ -40,7 +43,9 @@ TRAILING_PARTIAL = rule(
     why="WHATWG discards a pending event at end of input, and so does openai-python: whatever the server "
         "meant to say there (often the terminal event) never reaches the client. openai-node 7.x dispatches "
         "it anyway, and fails with \"malformed server-sent event JSON\" when the cut left it incomplete.",
-    sources=(WHATWG, "openai-python src/openai/_streaming.py", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)"),
+    sources=(WHATWG,
+             "openai-python src/openai/_streaming.py",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)"),
     clients=("openai-node",),
     good="conforming/text.sse",
 )
@@ -50,7 +55,11 @@ INVALID_UTF8 = rule(
     summary="Flags bytes that are not valid UTF-8.",
     why="An event stream is always UTF-8; decoders replace bad bytes with U+FFFD (or fail), so text and JSON "
         "arrive corrupted (openai-python raises UnicodeDecodeError).",
-    sources=(WHATWG, "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
+    sources=(WHATWG,
+             "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
     good="conforming/text.sse",
 )
@@ -60,7 +69,11 @@ DATA_NOT_JSON = rule(
     summary="Flags an event whose data is not a JSON document.",
     why="Every Responses event is one JSON object; clients call json.loads/JSON.parse on each data buffer and "
         "raise on anything else.",
-    sources=("OpenAI OpenAPI 2.3.0 ResponseStreamEvent", "openai-python src/openai/_streaming.py", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
+    sources=("OpenAI OpenAPI 2.3.0 ResponseStreamEvent",
+             "openai-python src/openai/_streaming.py",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
     good="conforming/text.sse",
 )
@@ -69,7 +82,10 @@ DATA_NOT_OBJECT = rule(
     "data is a JSON {kind}, not an object",
     summary="Flags an event whose data is valid JSON but not an object.",
     why="Clients read `type` from the object to dispatch the event; an array, string or number has none.",
-    sources=("OpenAI OpenAPI 2.3.0 ResponseStreamEvent", "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
+    sources=("OpenAI OpenAPI 2.3.0 ResponseStreamEvent",
+             "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
     clients=("openai-python", "openai-node", "codex"),
     good="conforming/text.sse",
 )
@@ -98,7 +114,9 @@ AFTER_TERMINAL = rule(
     why="Clients stop reading at the terminal event (codex closes the stream; openai-python finishes the "
         "response): later events are lost, or a client that keeps reading (openai-node) applies them to a "
         "finished response.",
-    sources=("OpenAI Responses streaming reference", "codex PR #9170", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)"),
+    sources=("OpenAI Responses streaming reference",
+             "codex PR #9170",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)"),
     clients=("openai-node", "codex"),
     good="conforming/text.sse",
 )
@@ -127,7 +145,11 @@ EMPTY_DATA = rule(
     why="WHATWG drops such an event, but httpx-sse and openai-python's decoder dispatch it with empty data, "
         "so json.loads('') fails (openai-node: \"malformed server-sent event JSON\"). Keepalives belong in "
         "comment lines (`: ping`).",
-    sources=(WHATWG, "httpx-sse _decoders.py", "openai-python src/openai/_streaming.py", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
+    sources=(WHATWG,
+             "httpx-sse _decoders.py",
+             "openai-python src/openai/_streaming.py",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/text.sse",
 )
@@ -173,7 +195,11 @@ KEEPALIVE_AS_DATA = rule(
     summary="Flags data that looks like an SSE comment or ping (`data: : ping`, `data: ping`).",
     why="A keepalive must be a comment line (`: ping`); wrapped in `data:` it is dispatched as an event and every "
         "client's JSON parse fails (llm-gateway#2053).",
-    sources=(WHATWG, "llm-gateway#2053", "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
+    sources=(WHATWG,
+             "llm-gateway#2053",
+             "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/text.sse",
 )
@@ -183,7 +209,12 @@ NUL_BYTES = rule(
     summary="Flags U+0000 anywhere in the stream.",
     why="NUL never belongs in an event stream of JSON text; it usually means binary garbage, a corrupted "
         "capture or a buffer overrun on the server.",
-    sources=(WHATWG, "RFC 8259 §7", "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
+    sources=(WHATWG,
+             "RFC 8259 §7",
+             "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
     good="conforming/text.sse",
 )
@@ -211,7 +242,13 @@ NOT_AN_EVENT_STREAM = rule(
             "error response), an HTML page, or gzip-compressed bytes.",
     why="A streaming client expects events; it sees none, and the real message (an HTTP error body, a proxy's "
         "HTML page) is lost unless it reads the body as JSON.",
-    sources=(WHATWG, "OpenAI error responses", "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)", "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
+    sources=(WHATWG,
+             "OpenAI error responses",
+             "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
+             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses"),
     good="conforming/text.sse",
 )
@@ -220,7 +257,12 @@ EMPTY_STREAM = rule(
     "the stream is empty{what}",
     summary="Flags a capture or response body with no bytes, or only blank lines and comments.",
     why="The client waits for events that never come and ends with \"stream closed before response.completed\".",
-    sources=(WHATWG, "codex codex-rs/codex-api/src/sse/responses.rs", "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)", "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
+    sources=(WHATWG,
+             "codex codex-rs/codex-api/src/sse/responses.rs",
+             "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
+             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses"),
     good="conforming/text.sse",
 )
@@ -230,7 +272,9 @@ DUPLICATE_KEY = rule(
     summary="Flags an event whose JSON repeats a key in one object.",
     why="Parsers disagree: JSON.parse and Python's json keep the last value, serde-based clients (codex) reject "
         "the event with \"duplicate field\", and a proxy may keep the first.",
-    sources=("RFC 8259 §4 (names SHOULD be unique)", "serde_json duplicate-field behaviour", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
+    sources=("RFC 8259 §4 (names SHOULD be unique)",
+             "serde_json duplicate-field behaviour",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
     clients=("codex",),
     good="conforming/text.sse",
 )
@@ -240,7 +284,9 @@ NUMBER_RANGE = rule(
     summary="Flags integers beyond ±2^53 and numbers that overflow a double.",
     why="JavaScript clients (openai-node) silently round integers beyond 2^53; serde-based clients (codex) fail on "
         "integers beyond 64 bits; an overflowing number becomes Infinity or an error.",
-    sources=("RFC 8259 §6 (interoperable numbers)", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
+    sources=("RFC 8259 §6 (interoperable numbers)",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
     clients=("openai-node", "codex"),
     good="conforming/text.sse",
 )

@@ -26,7 +26,8 @@ DUPLICATE_ITEM_ID = rule(
     "item id {id!r} is used by two items (output_index {first} and {second})",
     summary="Flags two output items with the same id.",
     why="openai-node fails with \"duplicate output item identity\"; id-pairing clients merge the two items.",
-    sources=("openai-node response-accumulator.ts", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)"),
+    sources=("openai-node response-accumulator.ts",
+             "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)"),
     clients=("openai-python", "openai-node"),
     good="conforming/parallel-function-calls.sse",
 )
@@ -36,7 +37,11 @@ DUPLICATE_CALL_ID = rule(
     summary="Flags two function calls with the same call_id.",
     why="Tool outputs are matched to calls by call_id: one call gets both outputs and the other none, and the "
         "next request is rejected.",
-    sources=("openai-node response-accumulator.ts", "OpenAI function calling guide", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
+    sources=("openai-node response-accumulator.ts",
+             "OpenAI function calling guide",
+             "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
     clients=("openai-node", "openai-python", "codex", "openai-agents"),
     good="conforming/parallel-function-calls.sse",
 )

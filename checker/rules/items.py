@@ -32,7 +32,10 @@ OUTPUT_INDEX_REUSED = rule(
     summary="Flags an output_index used by two items.",
     why="openai-python raises \"Duplicate response output index N.\"; openai-agents-python merged two items "
         "into one (openai-agents-python #5041, LiteLLM #36375).",
-    sources=(PY, "openai-agents-python #5041", "LiteLLM #36375", "openai-node src/internal/responses/response-accumulator.ts"),
+    sources=(PY,
+             "openai-agents-python #5041",
+             "LiteLLM #36375",
+             "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/parallel-function-calls.sse",
 )
@@ -68,8 +71,12 @@ AFTER_ITEM_DONE = rule(
 DONE_IDENTITY = rule(
     "ITM007", "done-identity-changed", "error",
     "output_item.done changes {field}: {added!r} at added, {done!r} at done",
-    summary="Flags an output_item.done whose item id, type, call_id or output_index differ from its added.",
-    why="openai-python raises \"Completed output item identity changed.\"; openai-node keeps two items.",
+    summary="Flags an output_item.done whose item id, type, call_id or output_index differ from its added, "
+            "on every item type, compared as the SDKs compare them.",
+    why="openai-python compares the type, id and call_id of every item type (a tool_search_call whose call_id "
+        "changes raises \"Completed output item identity changed.\"); openai-node compares the type, the id and "
+        "the call_id of function, custom tool and shell calls (\"expected output item call_id …\"). A function or "
+        "custom tool call added without an id may gain one at done in both.",
     sources=(PY, NODE),
     clients=("openai-python", "openai-node"),
     good="conforming/reasoning-function-call.sse",

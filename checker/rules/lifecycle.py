@@ -58,7 +58,12 @@ MISSING_TERMINAL = rule(
     summary="Flags a stream that ends without a terminal event.",
     why="codex fails with \"stream closed before response.completed\"; openai-python raises "
         "\"Didn't receive a `response.completed` event.\"; the turn is lost.",
-    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs", "openai-python _responses.py", "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)", "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
+    sources=(OPENAPI,
+             "codex codex-rs/codex-api/src/sse/responses.rs",
+             "openai-python _responses.py",
+             "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)",
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
+             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses"),
     good="conforming/text.sse",
 )
@@ -68,7 +73,10 @@ MULTIPLE_TERMINAL = rule(
     summary="Flags more than one terminal event.",
     why="Exactly one of completed/incomplete/failed ends a response; a client finishes on the first and the "
         "second contradicts it (openai-python keeps the first, openai-node the last).",
-    sources=(OPENAPI, "Open Responses specification", "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
+    sources=(OPENAPI,
+             "Open Responses specification",
+             "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
     clients=("openai-node", "codex"),
     good="conforming/text.sse",
 )
@@ -80,7 +88,11 @@ UNFINISHED_ITEMS = rule(
     why="At `response.completed` openai-python and openai-node raise \"Cannot complete response with unfinished "
         "output items.\" unless the final output repeats them; at `response.failed` or `response.incomplete` "
         "they keep the partial items. openai-agents and codex take only done items, so the open ones vanish.",
-    sources=(OPENAPI, "openai-python _responses.py", "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
+    sources=(OPENAPI,
+             "openai-python _responses.py",
+             "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents"),
     good="conforming/text.sse",
 )
@@ -89,7 +101,9 @@ STATUS_MISMATCH = rule(
     "{type} carries response.status {status!r} (expected {expected!r})",
     summary="Flags a terminal event whose response.status does not match its type.",
     why="Clients decide success from one or the other; agents retry or report success wrongly.",
-    sources=(OPENAPI, "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
+    sources=(OPENAPI,
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
     clients=("openai-agents", "codex"),
     good="conforming/incomplete.sse",
 )
@@ -115,7 +129,8 @@ RESPONSE_ID_CHANGED = rule(
     summary="Flags lifecycle events whose response.id differs from the first one.",
     why="openai-python and openai-node raise \"Lifecycle response identity changed.\"; stateful clients chain "
         "the wrong id as previous_response_id.",
-    sources=("openai-python _responses.py", "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)"),
+    sources=("openai-python _responses.py",
+             "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)"),
     clients=("openai-python", "openai-node"),
     good="conforming/text.sse",
 )
@@ -125,7 +140,10 @@ ERROR_EVENT = rule(
     summary="Reports an `error` event in the stream.",
     why="An error event ends the turn (openai-node throws APIError on it; openai-python yields it as an event "
         "and codex ignores it, so the stream's end decides); it is legal, but a probe or CI run should see it.",
-    sources=(OPENAPI, "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
+    sources=(OPENAPI,
+             "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)",
+             "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)",
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
     clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/failed.sse",
 )
@@ -136,7 +154,10 @@ TOP_LEVEL_ERROR = rule(
             "`data: {\"error\": …}` without a type, or Open Responses' nested error event).",
     why="openai-python raises APIError on such an event whatever its type, and clients that dispatch on `type` "
         "drop an event without one: the error is either fatal or invisible.",
-    sources=("openai-python src/openai/_streaming.py", "llama.cpp PR #18486", "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)", "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
+    sources=("openai-python src/openai/_streaming.py",
+             "llama.cpp PR #18486",
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
     clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/failed.sse",
 )
@@ -146,7 +167,10 @@ SEQUENCE_MISSING = rule(
     summary="Flags events without `sequence_number`.",
     why="OpenAI 2.3.0 requires it on every event; clients use it to order and de-duplicate events after a "
         "reconnect (Grok CLI fails without it, sub2api #7129).",
-    sources=(OPENAPI, "sub2api #7129", "LiteLLM PR #28899", "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
+    sources=(OPENAPI,
+             "sub2api #7129",
+             "LiteLLM PR #28899",
+             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
     clients=("open-responses",),
     good="conforming/text.sse",
 )
@@ -165,7 +189,10 @@ TRUNCATED_AS_COMPLETED = rule(
     summary="Flags a response cut by max_output_tokens but reported as `completed`.",
     why="A truncated answer must end with response.incomplete and reason max_output_tokens; reported as "
         "completed, agents take a cut-off answer (or cut-off tool arguments) as final.",
-    sources=(OPENAPI, "llama.cpp captures README (max_output_tokens truncation)", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
+    sources=(OPENAPI,
+             "llama.cpp captures README (max_output_tokens truncation)",
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
     clients=("openai-agents", "codex"),
     good="conforming/incomplete.sse",
 )

@@ -27,7 +27,11 @@ ITEM_DONE_MISMATCH = rule(
     summary="Flags an output_item.done whose content text, summary or arguments differ from the streamed ones.",
     why="codex and openai-agents keep the done item and ignore the deltas, and the SDKs' final responses are "
         "the done items: the user saw one text, the history keeps another.",
-    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)"),
+    sources=(OPENAPI,
+             "codex codex-rs/codex-api/src/sse/responses.rs",
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
+             "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)",
+             "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)"),
     clients=("codex", "openai-agents", "openai-python", "openai-node"),
     good="conforming/reasoning-function-call.sse",
 )
@@ -39,7 +43,11 @@ COMPLETED_OUTPUT_MISMATCH = rule(
     why="openai-agents-python builds the turn only from response.completed.response.output (vLLM PR #38227), "
         "and so do the SDKs' final responses: what was streamed is not what the caller gets (openai-python "
         "raises \"Completed response output identity changed.\" when a call's id changes).",
-    sources=(OPENAPI, "vLLM PR #38227", "openai-python _responses.py", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)", "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)"),
+    sources=(OPENAPI,
+             "vLLM PR #38227",
+             "openai-python _responses.py",
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
+             "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)"),
     clients=("openai-agents", "openai-python", "openai-node"),
     good="conforming/reasoning-function-call.sse",
 )
@@ -49,7 +57,11 @@ COMPLETED_OUTPUT_EMPTY = rule(
     summary="Flags a terminal response with `output: []` after items were streamed.",
     why="openai-agents-python reads only this list and sees an empty turn, and the SDKs' final response has no "
         "output; OpenAI's own codex backend does this with store:false, which codex tolerates (codex profile).",
-    sources=(OPENAPI, "openai-agents-python", "codex", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)"),
+    sources=(OPENAPI,
+             "openai-agents-python",
+             "codex",
+             "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)",
+             "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)"),
     clients=("openai-python", "openai-node"),
     good="conforming/text.sse",
 )

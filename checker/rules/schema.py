@@ -35,7 +35,9 @@ ITEM_SCHEMA = rule(
     summary="Flags an output item (in output_item.added/done or a response's output) that violates its schema.",
     why="Items are replayed as the next request's input; a malformed item breaks the next turn as well as this "
         "one (codex deserialises each done item).",
-    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
+    sources=(OPENAPI,
+             "codex codex-rs/codex-api/src/sse/responses.rs",
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
     clients=("codex", "openai-agents"),
     good="conforming/reasoning-function-call.sse",
 )
@@ -76,7 +78,9 @@ MISSING_TYPE = rule(
     "event has no string `type` field",
     summary="Flags an event object without a `type`.",
     why="Clients dispatch on `type`; codex drops events without one, the SDKs fail to parse them.",
-    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs", "openai-node src/internal/responses/response-accumulator.ts"),
+    sources=(OPENAPI,
+             "codex codex-rs/codex-api/src/sse/responses.rs",
+             "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-node", "codex"),
     good="conforming/text.sse",
 )
@@ -94,7 +98,8 @@ VENDOR_EVENT = rule(
     "vendor event {type!r} (not part of the OpenAI stream)",
     summary="Reports a namespaced vendor event (`slug:name`), allowed by Open Responses.",
     why="Clients that only know OpenAI's events ignore or reject it; it is legal under Open Responses.",
-    sources=("Open Responses specification: extension events", "openai-node src/internal/responses/response-accumulator.ts"),
+    sources=("Open Responses specification: extension events",
+             "openai-node src/internal/responses/response-accumulator.ts"),
     clients=("openai-node",),
     good="conforming/text.sse",
 )
@@ -105,7 +110,13 @@ WRONG_API = rule(
             "Completions) and says which.",
     why="A Responses client reads none of these events; the usual cause is a server or gateway that answered "
         "/v1/responses with another endpoint's stream, or a capture of the wrong endpoint.",
-    sources=("OpenAI Chat Completions streaming", "Anthropic Messages streaming", "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)", "openai-node src/internal/responses/response-accumulator.ts", "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)", "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)", "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
+    sources=("OpenAI Chat Completions streaming",
+             "Anthropic Messages streaming",
+             "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)",
+             "openai-node src/internal/responses/response-accumulator.ts",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
+             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
     clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses"),
     good="conforming/text.sse",
 )
