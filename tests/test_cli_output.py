@@ -159,3 +159,11 @@ def test_a_baseline_matches_whatever_the_working_directory(tmp_path: Path) -> No
     proc = lint("streams/other.sse", "--baseline", "ci/baseline.json", cwd=project)
     assert proc.returncode == 1 and "0 of 22 baseline entries matched" in proc.stdout
     assert "warning: --baseline ci/baseline.json: 0 of 22 baseline entries matched" in proc.stderr
+
+
+def test_a_capture_name_with_control_characters_is_escaped(tmp_path: Path) -> None:
+    capture = tmp_path / "evil\x1b[31mname.sse"
+    capture.write_bytes(b"data: x\n\n")
+    proc = lint(str(capture))
+    assert proc.returncode == 1
+    assert not CONTROL.search(proc.stdout) and "evil\\x1b[31mname.sse  1 event · 9 bytes" in proc.stdout

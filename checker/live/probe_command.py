@@ -488,7 +488,7 @@ def exchange_facts(info: dict[str, Any], result: LintResult) -> str:
     # A stream says its status only when it is not the 200 it should be (the table has every status).
     parts = [] if result.events and status == 200 else [f"HTTP {status}"]
     if result.events:
-        parts.append(f"{result.events} events")
+        parts.append(f"{result.events} event{'s' if result.events != 1 else ''}")
         parts.append(result.terminal or "no terminal event")
     else:
         content_type = (info.get("content_type") or "no content type").split(";")[0].strip()

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from checker.console import make_console
 from checker.engine import LintResult
-from checker.findings import Finding, Severity
+from checker.findings import Finding, Severity, safe_text
 from checker.report import ReportOptions, Summary
 from checker.report.timeline import render_timeline
 
@@ -49,7 +49,7 @@ def stream_facts(result: LintResult) -> str:
         what = "not an event stream" if "SSE022" in result.codes() else "no events"
         return f"{result.bytes} bytes, {what}"
     ended = f"ended by {result.terminal}" if result.terminal else "no terminal event"  # stays in words: lint
-    return f"{result.events} events · {result.bytes} bytes · {ended}"
+    return f"{result.events} event{'s' if result.events != 1 else ''} · {result.bytes} bytes · {ended}"
 
 
 @dataclass(slots=True)
@@ -169,7 +169,7 @@ class TextReporter:
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True)
         grid.add_column(overflow="fold")
-        grid.add_row(verdict, Text.assemble((name, "bold"), "  ", (facts, "dim")))
+        grid.add_row(verdict, Text.assemble((safe_text(name), "bold"), "  ", (facts, "dim")))
         self.console.print(grid)
 
     def details(self, name: str, result: LintResult) -> None:
@@ -187,7 +187,7 @@ class TextReporter:
             if self.deviations or (len(self.rows) > 1 and self.totals):
                 c.print()
         for error in summary.io_errors:
-            c.print(Text(f"error: {error}", style="bold red"))
+            c.print(Text(f"error: {safe_text(error)}", style="bold red"))
         self.print_summary(summary)
 
     def print_deviations(self) -> None:
