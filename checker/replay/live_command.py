@@ -376,7 +376,8 @@ def render_text(run: LiveRun, verdict: Verdict, stream: IO[str], *, color: str =
             continue
         console.print()
         console.print(Text.assemble((family, "bold"), f": {live.FAMILY_ABOUT[family]}"))
-        table = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0))
+        # One space between columns: at 80 columns every header stays whole and "reuse stopped" wraps.
+        table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
         table.add_column("variant", no_wrap=True)
         table.add_column("HTTP", no_wrap=True)
         for column in ("input_tokens", "cached_tokens", "cache_n"):
