@@ -128,7 +128,12 @@ def test_control_characters_are_escaped_and_quoted_input_is_capped() -> None:
 
 def test_a_capture_that_is_not_a_stream_reads_as_what_it_is() -> None:
     proc = lint(str(Path("captures") / "llama.cpp-probe" / "plain_text_nonstream.sse"), "--profile", "llama.cpp")
-    assert "611 bytes, no events" in proc.stdout and "ended by no terminal event" not in proc.stdout
+    # a saved probe's stream:false answer reads as the probe said it, from the recorded exchange
+    assert "ok captures/llama.cpp-probe/plain_text_nonstream.sse  HTTP 200 · JSON answer (not streamed, as asked) · " \
+           "611 bytes" in proc.stdout and "ended by no terminal event" not in proc.stdout
+    error = lint(str(Path("captures") / "llama.cpp-probe" / "malformed_input.sse"), "--profile", "llama.cpp")
+    assert "ok captures/llama.cpp-probe/malformed_input.sse  HTTP 400 · JSON error, as expected · 110 bytes" \
+        in error.stdout
 
 
 def test_a_baseline_matches_whatever_the_working_directory(tmp_path: Path) -> None:

@@ -98,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
                 summary.io_errors.append(_io_message(name, exc))
                 continue
             result = gate.apply(gate.key(name), linter.close())
+            if isinstance(linter, ExchangeLinter):  # the text report words a saved probe's answer as probe did
+                report.extra.setdefault("exchanges", {})[name] = _exchange_info(linter.meta)
             if oracle is not None and held is not None:
                 report.oracles[name] = {args.oracle: oracle(bytes(held))}
             failed |= summary.add(result, report.fail_on)
@@ -114,6 +116,14 @@ def run(args: argparse.Namespace) -> int:
         finish_baseline(args, gate)
         return 0  # recording today's findings is how a project adopts the gate: not a failure
     return 1 if failed else 0
+
+
+def _exchange_info(meta: Any) -> dict[str, Any]:
+    """What the text report needs of a probe's recorded exchange (``X.meta.json``)."""
+    headers = meta.get("headers") if isinstance(meta, dict) else None
+    content_type = next((v for k, v in headers or [] if isinstance(k, str) and k.lower() == "content-type"), None)
+    return {"status": meta.get("status"), "content_type": content_type, "expect": meta.get("expect"),
+            "ending": meta.get("ending") if isinstance(meta.get("ending"), dict) else {}}
 
 
 def _options_for(args: argparse.Namespace, source: Path | str, options: dict[str, Any],

@@ -45,7 +45,7 @@ from checker.live import probe as prober
 from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
 from checker.report import Summary, get_reporter
 from checker.report.json_report import JsonReporter
-from checker.report.text import TextReporter, verdict_text
+from checker.report.text import TextReporter, exchange_facts, verdict_text
 
 HELP = "probe a live server's POST /v1/responses with a suite of scenarios"
 
@@ -414,7 +414,7 @@ class ProbeTextReporter(TextReporter):
 
     noun = "scenario"
 
-    def facts(self, result: LintResult) -> str:
+    def facts(self, name: str, result: LintResult) -> str:
         return exchange_facts(getattr(result, "http", None) or {}, result)
 
     def details(self, name: str, result: LintResult) -> None:
@@ -475,34 +475,6 @@ class ProbeTextReporter(TextReporter):
         for entry in skipped:
             table.add_row(entry["scenario"], Text("skip", style="yellow"), *["–"] * (6 + show_ending), "")
         return table
-
-
-def exchange_facts(info: dict[str, Any], result: LintResult) -> str:
-    """A scenario's one line: what came back and how it ended, in words."""
-    status = info.get("status")
-    ending = info.get("ending") or {}
-    kind = ending.get("kind", "complete")
-    if status is None:
-        detail = ending.get("detail") or ""
-        return f"no response: {kind}" + (f" ({detail})" if detail else "")
-    # A stream says its status only when it is not the 200 it should be (the table has every status).
-    parts = [] if result.events and status == 200 else [f"HTTP {status}"]
-    if result.events:
-        parts.append(f"{result.events} event{'s' if result.events != 1 else ''}")
-        parts.append(result.terminal or "no terminal event")
-    else:
-        content_type = (info.get("content_type") or "no content type").split(";")[0].strip()
-        body = "JSON" if content_type.endswith("json") else content_type
-        expect = info.get("expect")
-        if expect == "error" and status >= 400:
-            parts.append(f"{body} error, as expected")
-        elif expect == "nonstream":
-            parts.append(f"{body} answer (not streamed, as asked)")
-        else:
-            parts.append(f"{content_type}, {result.bytes} bytes, no events")
-    if kind != "complete":
-        parts.append(f"ended: {kind}")
-    return " · ".join(parts)  # the timings are in the table at the end (and under a failing scenario)
 
 
 class ProbeJsonReporter(JsonReporter):

@@ -10,7 +10,7 @@ the counts or the exit code). Every line wraps under its own column, so the repo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -50,6 +50,34 @@ def stream_facts(result: LintResult) -> str:
         return f"{result.bytes} bytes, {what}"
     ended = f"ended by {result.terminal}" if result.terminal else "no terminal event"  # stays in words: lint
     return f"{result.events} event{'s' if result.events != 1 else ''} · {result.bytes} bytes · {ended}"
+
+
+def exchange_facts(info: dict[str, Any], result: LintResult) -> str:
+    """A scenario's one line: what came back and how it ended, in words."""
+    status = info.get("status")
+    ending = info.get("ending") or {}
+    kind = ending.get("kind", "complete")
+    if status is None:
+        detail = ending.get("detail") or ""
+        return f"no response: {kind}" + (f" ({detail})" if detail else "")
+    # A stream says its status only when it is not the 200 it should be (the table has every status).
+    parts = [] if result.events and status == 200 else [f"HTTP {status}"]
+    if result.events:
+        parts.append(f"{result.events} event{'s' if result.events != 1 else ''}")
+        parts.append(result.terminal or "no terminal event")
+    else:
+        content_type = (info.get("content_type") or "no content type").split(";")[0].strip()
+        body = "JSON" if content_type.endswith("json") else content_type
+        expect = info.get("expect")
+        if expect == "error" and status >= 400:
+            parts.append(f"{body} error, as expected")
+        elif expect == "nonstream":
+            parts.append(f"{body} answer (not streamed, as asked)")
+        else:
+            parts.append(f"{content_type}, {result.bytes} bytes, no events")
+    if kind != "complete":
+        parts.append(f"ended: {kind}")
+    return " · ".join(parts)  # the timings are in the table at the end (and under a failing scenario)
 
 
 @dataclass(slots=True)
@@ -137,7 +165,12 @@ class TextReporter:
             shown.append(finding)
         return shown, grouped
 
-    def facts(self, result: LintResult) -> str:
+    def facts(self, name: str, result: LintResult) -> str:
+        # A capture saved by `sse-check probe --save` that is not a stream (an error, a stream:false answer)
+        # reads as the probe said it, from its recorded exchange (lint puts it in extra["exchanges"]).
+        exchange = (self.options.extra.get("exchanges") or {}).get(name)
+        if exchange is not None and not result.events:
+            return f"{exchange_facts(exchange, result)} · {result.bytes} bytes"
         return stream_facts(result)
 
     def file(self, name: str, result: LintResult) -> None:
@@ -146,7 +179,7 @@ class TextReporter:
         shown, grouped = self.split(name, result)
         if self.options.quiet and not failed:
             return
-        facts = self.facts(result)
+        facts = self.facts(name, result)
         if grouped:
             facts += f" · {grouped} known deviation{'s' if grouped != 1 else ''}"
         self.header(verdict_text(failed), name, facts)
