@@ -367,7 +367,8 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks("OpenAIError: Lifecycle response identity changed."),),
     },
     "LIF013": {
-        "openai-python": (_degrades("the error event is yielded as an event, no exception; the stream's end decides"),),
+        "openai-python": (_breaks("APIError: {detail}", when=lambda f, r: bool(f.details.get("nested"))),
+                          _degrades("the error event is yielded as an event, no exception; the stream's end decides")),
         "openai-node": (_breaks("APIError: {detail}"),),
         "openai-agents": (_breaks("ModelBehaviorError: Responses stream ended with terminal event `error`. …"),),
     },

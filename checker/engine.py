@@ -512,7 +512,8 @@ class StreamLinter:
         if ev.data_lines > 1:
             self._emit(framing.MULTILINE_DATA.finding(pos, count=ev.data_lines), out)
         error = obj.get("error")
-        if error:
+        if error and etype != "error":
+            # An error event's own `error` object is OpenAI's wire form of it (LIF013's), not a stray field.
             self._emit(
                 lifecycle.TOP_LEVEL_ERROR.finding(pos, type=etype, detail=_clip(orjson.dumps(error), 120)), out
             )

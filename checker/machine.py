@@ -196,6 +196,7 @@ class Item:
     done_status: str | None = None  # its status at output_item.done (REC007 compares the terminal's)
     announced: bool = True  # False: known only from an output_item.done without added
     tool: hosted.ToolState | None = None  # a hosted-tool call's progress and streamed input
+    final_opaque: bytes | None = None  # a digest of its encrypted_content (see _opaque)
 
     @property
     def label(self) -> str:
@@ -306,7 +307,8 @@ class ResponsesMachine:
                     self._run = self._next_run
                 self._next_run = None
         elif etype == "error":
-            out.append(lifecycle.ERROR_EVENT.finding(pos, detail=_error_text(event)))
+            out.append(lifecycle.ERROR_EVENT.finding(pos, detail=_error_text(event),
+                                                     nested=isinstance(event.get("error"), dict)))
         elif self.known_types is not None and etype not in self.known_types:
             if ":" in etype:
                 out.append(schema.VENDOR_EVENT.finding(pos, type=etype))
@@ -537,6 +539,7 @@ class ResponsesMachine:
                 out.append(reconcile.COMPLETED_OUTPUT_EMPTY.finding(pos, type=etype, count=len(self.done_items)))
             return
         problems: list[str] = []
+        opaque: list[str] = []
         # An item the stream never announced nor finished, but streamed text for, is reconciled by its id
         # with that text (see checker/shadow.py); the others are compared in output order.
         listed: list[tuple[int, Any]] = []
@@ -560,13 +563,27 @@ class ResponsesMachine:
             if (fid, ftype) != (item.id, item.type):
                 problems.append(f"output[{index}] is {ftype} {fid!r}, the stream's item {index} is {item.type} {item.id!r}")
                 continue
-            if item.final_fingerprint is not None and _fingerprint(final) != item.final_fingerprint:
+            if item.final_fingerprint is None:
+                if not item.done:
+                    for what, diff in _streamed_differences(item, final):
+                        problems.append(f"output[{index}] ({fid!r}) {what} differs from what was streamed ({diff})")
+                continue
+            if _fingerprint(final) != item.final_fingerprint:
                 problems.append(f"output[{index}] ({fid!r}) differs from its output_item.done")
-            elif item.final_fingerprint is None and not item.done:
-                for what, diff in _streamed_differences(item, final):
-                    problems.append(f"output[{index}] ({fid!r}) {what} differs from what was streamed ({diff})")
+            sealed = _opaque(final)
+            if (sealed is None) != (item.final_opaque is None):  # its presence is comparable, its bytes are not
+                where = "output_item.done" if sealed is None else "the final output"
+                problems.append(f"output[{index}] ({fid!r}): only {where} carries encrypted_content")
+            elif sealed != item.final_opaque:
+                opaque.append(f"output[{index}] ({fid!r})")
         for problem in problems[:5]:
             out.append(reconcile.COMPLETED_OUTPUT_MISMATCH.finding(pos, type=etype, detail=problem))
+        if opaque:
+            listed_opaque = ", ".join(opaque[:3]) + (f" and {len(opaque) - 3} more" if len(opaque) > 3 else "")
+            out.append(lifecycle.CHECK_NOT_RUN.finding(
+                pos, check=f"encrypted_content of {listed_opaque} against output_item.done (REC004)",
+                reason="it differs and is opaque (OpenAI encrypts reasoning anew each time it serialises an item); "
+                       "the rest of the item was compared", details={"check": "REC004", "what": "encrypted_content"}))
 
     def _final_statuses(self, etype: str, output: list[Any], pos: Position, out: list[Finding]) -> None:
         """REC007: a done item's status in the terminal output must be the one its output_item.done gave."""
@@ -653,6 +670,7 @@ class ResponsesMachine:
             item.arguments = TextAccumulator(raw["arguments"])
             item.arguments_done = True
         item.final_fingerprint = _fingerprint(raw)
+        item.final_opaque = _opaque(raw)
         if item_id is None:
             return  # nothing can name it again; its checks are done
         self.items.append(item)
@@ -817,7 +835,7 @@ class ResponsesMachine:
                 item.arguments.append(args)
         status = raw.get("status")
         item.had_status = "status" in raw
-        if "status" in raw and status != "in_progress":
+        if "status" in raw and status != "in_progress" and not _created_complete(raw):
             out.append(items.ADDED_STATUS.finding(pos, status=status))
         # Parts an added item already carries count as added (and done).
         for key, parts in (("content", item.content), ("summary", item.summary)):
@@ -861,7 +879,7 @@ class ResponsesMachine:
         status = raw.get("status")
         # A hosted-tool call may also end failed (its schemas' status enums say so; the schema judges the rest).
         ended = ("completed", "incomplete", "failed") if item.tool is not None else ("completed", "incomplete")
-        if ("status" in raw or item.had_status) and status not in ended:
+        if ("status" in raw or item.had_status) and status not in ended and not _awaits_program(raw):
             out.append(items.DONE_STATUS.finding(pos, status=status, details={"status": status,
                                                                               "item_type": item.type}))
         if item.type == "function_call":
@@ -874,6 +892,7 @@ class ResponsesMachine:
             if isinstance(final, list) and parts:
                 self._compare_parts(item, key, parts, final, pos, out)
         item.final_fingerprint = _fingerprint(raw)
+        item.final_opaque = _opaque(raw)
         self._release(item)
 
     def _done_identity(self, item: Item, raw: dict[str, Any], index: Any, pos: Position, out: list[Finding]) -> None:
@@ -1227,9 +1246,36 @@ def _identity_and_texts(item: dict[str, Any]) -> tuple[Any, ...]:
         item.get("arguments"),
         texts("content"),
         texts("summary"),
-        item.get("encrypted_content"),
         hosted.final_fields(item),
     )
+
+
+def _opaque(item: dict[str, Any]) -> bytes | None:
+    """A digest of the item's encrypted reasoning, None without one. OpenAI encrypts it anew for each
+    serialisation (captures/real-openai: the same reasoning item's encrypted_content differs between
+    output_item.done and response.completed), so two copies can only be compared for presence; that they
+    differ is said (LIF020: a check that cannot run), not taken as a changed item."""
+    sealed = item.get("encrypted_content")
+    if sealed is None:
+        return None
+    return hashlib.blake2b(repr(sealed).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _created_complete(raw: dict[str, Any]) -> bool:
+    """An item the server creates already finished: the result of a tool the server ran (program_output, whose
+    status cannot be in_progress in openai-python's ProgramOutput; shell_call_output, added completed by
+    api.openai.com in captures/real-openai/vercel-openai-shell-skills-1.sse). Such an item has no
+    in-progress phase to report."""
+    item_type = raw.get("type")
+    return raw.get("status") == "completed" and isinstance(item_type, str) and item_type.endswith("_output")
+
+
+def _awaits_program(raw: dict[str, Any]) -> bool:
+    """A function call that a program made (programmatic tool calling, `caller: {type: program}`): OpenAI
+    finishes its item in_progress by design, the call still waiting for the output the client sends back
+    (captures/real-openai/vercel-programmatic-tool-calling-1.sse, -2.sse)."""
+    caller = raw.get("caller")
+    return raw.get("type") == "function_call" and isinstance(caller, dict) and caller.get("type") == "program"
 
 
 def _error_text(event: dict[str, Any]) -> str:

@@ -318,7 +318,7 @@ def test_every_violation_is_reported_not_only_the_first() -> None:
     event = {"type": "response.function_call_arguments.done", "item_id": 7, "arguments": None}
     assert triples(OPENAI.validate_event(event)) == {
         ("/sequence_number", "required", "sequence_number"), ("/output_index", "required", "output_index"),
-        ("/name", "required", "name"), ("/item_id", "type", None), ("/arguments", "type", None)}
+        ("/item_id", "type", None), ("/arguments", "type", None)}
 
 
 def test_union_failures_name_the_field() -> None:
@@ -362,9 +362,15 @@ def test_unknown_or_missing_type_gives_no_violations() -> None:
 
 
 def test_error_event_shapes_differ_between_the_sets() -> None:
+    # openai: the description's flat form and the nested form api.openai.com really sends (the overlay in
+    # tools/gen_schemas.py); each form complete on its own.
     assert OPENAI.validate_event(FLAT_ERROR) == []
-    assert triples(OPENAI.validate_event(NESTED_ERROR)) == {
-        ("/code", "required", "code"), ("/message", "required", "message"), ("/param", "required", "param")}
+    assert OPENAI.validate_event(NESTED_ERROR) == []
+    assert triples(OPENAI.validate_event({"type": "error", "sequence_number": 3, "message": "boom"})) == {
+        ("/code", "required", "code"), ("/param", "required", "param")}
+    no_message = copy.deepcopy(NESTED_ERROR)
+    del no_message["error"]["message"]
+    assert triples(OPENAI.validate_event(no_message)) == {("/error/message", "required", "message")}
     assert OPEN_RESPONSES.validate_event(NESTED_ERROR) == []
     assert ("/error", "required", "error") in triples(OPEN_RESPONSES.validate_event(FLAT_ERROR))
     bad = copy.deepcopy(NESTED_ERROR)
@@ -509,10 +515,12 @@ def test_llama_cpp_documented_deviations(path: Path) -> None:
     assert not any(p.startswith("/timings") for p, _, _ in completed)
 
 
-def test_llama_cpp_text_part_lacks_annotations_and_logprobs() -> None:
+def test_llama_cpp_text_part_lacks_annotations() -> None:
     added = next(e for e in _events(LLAMA / "plain_text.sse") if e["type"] == "response.content_part.added")
     found = triples(OPENAI.validate_event(added))
-    assert {("/part/annotations", "required", "annotations"), ("/part/logprobs", "required", "logprobs")} <= found
+    assert ("/part/annotations", "required", "annotations") in found
+    # A part's logprobs is optional in both SDKs' types (the overlay in tools/gen_schemas.py).
+    assert ("/part/logprobs", "required", "logprobs") not in found
 
 
 # -- speed ------------------------------------------------------------------------

@@ -138,20 +138,24 @@ ERROR_EVENT = rule(
     "LIF013", "error-event", "warning",
     "the server sent an error event: {detail}",
     summary="Reports an `error` event in the stream.",
-    why="An error event ends the turn (openai-node throws APIError on it; openai-python yields it as an event "
-        "and codex ignores it, so the stream's end decides); it is legal, but a probe or CI run should see it.",
+    why="An error event ends the turn: openai-node throws APIError on it; openai-python raises APIError on "
+        "OpenAI's nested wire form ({type: error, error: {…}}, what api.openai.com sends) and yields the flat "
+        "form of the description as an event; codex ignores it, so the stream's end decides. It is legal, but a "
+        "probe or CI run should see it.",
     sources=(OPENAPI,
+             "openai-python src/openai/_streaming.py (APIError on an event whose data has an `error` object)",
              "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)",
              "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)",
-             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
+             "captures/real-openai/vercel-openai-error-1.sse"),
     clients=("openai-python", "openai-node", "openai-agents"),
     good="conforming/failed.sse",
 )
 TOP_LEVEL_ERROR = rule(
     "LIF014", "top-level-error-field", "error",
     "event {type!r} has a top-level `error` field: {detail}",
-    summary="Flags an event whose JSON has a truthy top-level `error` key (e.g. llama.cpp's mid-stream "
-            "`data: {\"error\": …}` without a type, or Open Responses' nested error event).",
+    summary="Flags an event other than `error` whose JSON has a truthy top-level `error` key (e.g. llama.cpp's "
+            "mid-stream `data: {\"error\": …}` without a type).",
     why="openai-python raises APIError on such an event whatever its type, and clients that dispatch on `type` "
         "drop an event without one: the error is either fatal or invisible.",
     sources=("openai-python src/openai/_streaming.py",
