@@ -232,9 +232,11 @@ class SSEDecoder:
         buf = self._buf
         if self._skipping_line:
             m = _EOL.search(buf)
-            if m is None:
-                self._buf_offset += len(buf)
-                self._buf = b""
+            if m is None or (m.group() == b"\r" and m.end() == len(buf) and not final):
+                # Still inside the skipped line; a CR at the very end may be the first half of a CRLF.
+                keep = buf[m.start():] if m is not None else b""
+                self._buf_offset += len(buf) - len(keep)
+                self._buf = keep
                 return
             self._skipping_line = False
             cut = m.end()
@@ -284,6 +286,9 @@ class SSEDecoder:
             except UnicodeDecodeError:
                 valid = False
         check_nul = not self._nul_reported and b"\x00" in block
+        # A line over the limit is skipped unread (LINE_TOO_LONG), as it is when it arrives in pieces and is
+        # dropped while buffering: its bytes are not checked for NUL or UTF-8 either way.
+        limit = self.max_line_bytes
         if b"\r" not in block:
             if "lf" not in self._eol_kinds:
                 self._note_eol("lf", base, out)
@@ -293,10 +298,11 @@ class SSEDecoder:
             pos = base
             for line in block[:-1].split(b"\n"):
                 end = pos + len(line) + 1
-                if check_nul and b"\x00" in line:
-                    check_nul = self._report_nul(line, pos, out)
-                if not valid:
-                    line = self._repair(line, pos, out)
+                if len(line) <= limit:
+                    if check_nul and b"\x00" in line:
+                        check_nul = self._report_nul(line, pos, out)
+                    if not valid:
+                        line = self._repair(line, pos, out)
                 self._line(line, pos, end, out)
                 pos = end
             return
@@ -309,10 +315,11 @@ class SSEDecoder:
             if kind == "cr" and not self._lone_cr_reported:
                 self._lone_cr_reported = True
                 out.append(framing.LONE_CR.finding(Position(line=self._line_no, byte=base + pos), line=self._line_no))
-            if check_nul and b"\x00" in line:
-                check_nul = self._report_nul(line, base + pos, out)
-            if not valid:
-                line = self._repair(line, base + pos, out)
+            if len(line) <= limit:
+                if check_nul and b"\x00" in line:
+                    check_nul = self._report_nul(line, base + pos, out)
+                if not valid:
+                    line = self._repair(line, base + pos, out)
             self._line(line, base + pos, base + m.end(), out)
             pos = m.end()
 

@@ -189,6 +189,18 @@ def test_line_over_the_limit_is_skipped_not_buffered() -> None:
     assert three_ways(data, max_line_bytes=1000) == out
 
 
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+def test_a_line_over_the_limit_is_not_read_for_utf8_or_nul_however_it_arrives(eol: bytes) -> None:
+    # Whole, the long line is in one block; in pieces, it is dropped while buffering. Neither reads its bytes,
+    # so an invalid byte or a NUL inside it gives no finding of its own either way (found by the fuzz harness
+    # on a real OpenAI capture).
+    long = b"data: " + b"x" * 1500 + b"\xff\x00" + b"y" * 1500 + eol + eol
+    data = long + b"data: 2" + eol + eol
+    got = three_ways(data, max_line_bytes=1000)
+    assert "SSE005" not in codes(got) and "SSE019" not in codes(got)
+    assert "SSE020" in codes(got) and [e.data for e in events(got)] == [b"2"]
+
+
 def test_event_over_the_limit_is_dropped() -> None:
     data = b"data: aaaa\ndata: bbbb\ndata: cccc\n\ndata: 2\n\n"
     got = three_ways(data, max_event_bytes=8)
