@@ -158,8 +158,8 @@ What OpenAI sends where the published description (2.3.0) says otherwise, and ho
 Left as they are, for the clients' sake: `apply_patch_call_operation_diff.*` events (in no published description;
 openai-node throws on them: SCH005), `mcp_list_tools` items that get no `output_item.done` (LIF008 and ITM011,
 warnings; the final output lists them), and a client `tool_search_call` whose `call_id` changes between added and
-done (`vercel-openai-client-tool-search-1.sse`: openai-python raises "Completed output item identity changed.",
-which sse-check does not predict yet: a known disagreement in `tests/test_client_oracles.py`).
+done (`vercel-openai-client-tool-search-1.sse`: ITM007, openai-python raises "Completed output item identity
+changed.").
 
 Licences: the vercel/ai fixtures are Apache-2.0 (`LICENSES/vercel-ai.LICENSE`), the pydantic/pydantic-ai
 cassettes MIT (`LICENSES/pydantic-ai.LICENSE`, copyright Pydantic Services Inc.).
