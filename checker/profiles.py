@@ -130,12 +130,6 @@ OPENAI = Profile(
             "types only {type: \"url\", url}; neither SDK validates them",
             when=_pointer_matches(r"/action/sources/\d+(/type)?$", "enum", "required"),
         ),
-        KnownDeviation(
-            code="LIF015",
-            description=_OPENAI_REAL.format(capture="pydantic-openai-responses-stream-1.sse")
-            + "streams recorded before April 2025 carry no sequence_number; neither openai-python nor openai-node "
-            "reads it (the Open Responses profile still requires it)",
-        ),
     ),
 )
 

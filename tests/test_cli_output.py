@@ -42,7 +42,10 @@ def test_at_80_columns_lines_fit_and_wrapped_lines_keep_their_indent() -> None:
     first = next(i for i, line in enumerate(lines) if line.startswith("  SCH002 error"))
     column = lines[first].index("response.created response object")
     assert lines[first + 1].startswith(" " * column) and lines[first + 1][column] != " "
-    assert all(line.startswith((" ", "FAIL ", "1 capture(s)")) or not line for line in lines)
+    # (The known-deviations section after the findings is a heading and its table: LIF018's cache_write_tokens,
+    # which OpenAI's own streams lacked before mid-2026, is one under the openai profile.)
+    findings = lines[: next((i for i, line in enumerate(lines) if line.startswith("known deviations")), len(lines))]
+    assert all(line.startswith((" ", "FAIL ", "1 capture(s)")) or not line for line in findings)
     wide = lint(str(LLAMA / "reasoning_one_call.sse"), columns=160)
     assert max(map(len, wide.stdout.splitlines())) > 80  # the width follows the terminal
 
@@ -82,13 +85,13 @@ def test_quiet_and_show_filter_the_display_without_changing_the_exit_code() -> N
     quiet = lint(*captures, "--quiet")
     errors = lint(*captures, "--show", "error")
     assert full.returncode == quiet.returncode == errors.returncode == 1
-    summary = "2 capture(s): 1 failed at --fail-on warning; 18 error(s), 4 warning(s), 0 info"
+    summary = "2 capture(s): 1 failed at --fail-on warning; 17 error(s), 4 warning(s), 1 info"
     assert summary in full.stdout and summary in quiet.stdout and summary in errors.stdout
     assert "ok captures/conforming/text.sse" in full.stdout and "text.sse" not in quiet.stdout
     assert "findings by rule" in full.stdout and "findings by rule" not in quiet.stdout
     assert re.search(r"^  ITM011 warning", full.stdout, re.M) and not re.search(r"^  \w+ +warning", errors.stdout,
                                                                                 re.M)
-    assert "4 finding(s) below --show error not shown" in errors.stdout
+    assert "5 finding(s) below --show error not shown" in errors.stdout  # 4 warnings, 1 info
     # --show info on a clean run changes nothing; --show error does not make a failing run pass
     assert lint(str(LLAMA / "reasoning_one_call.sse"), "--show", "error", "--fail-on", "warning").returncode == 1
 

@@ -509,9 +509,7 @@ def test_llama_cpp_captures_report_the_documented_deviations_under_openai() -> N
             if finding.code in LLAMA_DEVIATIONS:
                 assert LLAMA_DEVIATIONS[finding.code] <= set(finding.clients), (path.name, finding.code,
                                                                                 finding.clients)
-                # Only the llama.cpp profile labels them as llama.cpp's; under openai a deviation the reference
-                # server shares (no sequence_number in its early streams) is labelled as OpenAI's own.
-                assert finding.known_deviation is None or finding.known_deviation.startswith("OpenAI's own")
+                assert finding.known_deviation is None  # only the llama.cpp profile labels them
     everywhere = {"LIF015", "ITM001", "SCH002"}
     for code in everywhere:
         assert seen.get(code) == {p.name for p in LLAMA_STREAMS}, (code, seen.get(code))

@@ -32,7 +32,9 @@ from checker.findings import Severity
 
 REAL = CAPTURES / "real-openai"
 ALL = sorted(REAL.rglob("*.sse"))
-VERBATIM = [p for p in ALL if "edited" not in p.relative_to(REAL).parts]
+# Recordings of today's API as the source keeps them: not edited/, nor older-api/ (March 2025, before OpenAI sent
+# sequence_number, which today's API and description require: LIF015 stays an error there).
+VERBATIM = [p for p in ALL if not {"edited", "older-api"} & set(p.relative_to(REAL).parts)]
 # The clients that tests/test_client_oracles.py really runs on every capture.
 REAL_CLIENTS = ("openai-python", "openai-node")
 
@@ -49,7 +51,7 @@ def _cases(paths: list[Path]) -> list[Any]:
 
 def test_the_corpus_is_there_and_kept_apart() -> None:
     assert len(VERBATIM) >= 50, len(VERBATIM)
-    assert (REAL / "edited").is_dir() and len(ALL) > len(VERBATIM)
+    assert (REAL / "edited").is_dir() and (REAL / "older-api").is_dir() and len(ALL) > len(VERBATIM)
     readme = (REAL / "README.md").read_text()
     for path in ALL:
         assert f"`{path.relative_to(REAL).as_posix()}`" in readme, f"{rel(path)} is not in the README table"

@@ -218,7 +218,7 @@ OVERLAYS: tuple[dict[str, Any], ...] = (
                f"(ResponseFunctionCallArgumentsDoneEvent) has `name`; OpenAI never sends it ({_REC})"},
     {"component": "OutputTextContent", "field": "logprobs", "change": "optional",
      "source": f"{_PY}response_output_text.py `logprobs: Optional[List[Logprob]]`, {_NODE} `logprobs?:`; "
-               f"OpenAI's streams of early 2025 have no logprobs ({_REC}/pydantic-openai-responses-stream-2.sse)"},
+               f"OpenAI's streams of early 2025 have no logprobs ({_REC}/older-api/pydantic-openai-responses-stream-2.sse)"},
     {"component": "FunctionShellCall", "field": "environment", "change": "optional",
      "source": f"{_PY}response_function_shell_tool_call.py `environment: Optional[Environment]`; OpenAI's "
                f"shell calls of December 2025 have none ({_REC}/vercel-openai-shell-tool-1-stream1.sse)"},

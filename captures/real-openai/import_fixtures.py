@@ -131,7 +131,10 @@ the captures kept, where each goes and what it shows. Nothing was changed by thi
 
 Captures in this folder are whole recordings as the source keeps them (**verbatim**). Those the source trimmed
 or wrote by hand are in `edited/`, with what was changed: they are real in shape, not in every byte, and their
-findings may be the editor's, not OpenAI's.
+findings may be the editor's, not OpenAI's. `older-api/` holds verbatim recordings of March 2025, before OpenAI
+sent `sequence_number`: what today's API and its description (2.3.0) require, and what clients that order or
+resume by it need (the Open Responses suite, Grok CLI), so LIF015 stays an error there as for any server that
+omits it.
 
 Next to each capture, `X.expect.json` declares its complete set of findings under the `openai` profile and
 `X.clients.json` the client matrix (both written by `import_fixtures.py --declare-only`, then reviewed);
@@ -151,7 +154,7 @@ What OpenAI sends where the published description (2.3.0) says otherwise, and ho
 | `usage.input_tokens_details` without `cache_write_tokens` (before mid-2026) | LIF018 as a known deviation (info): version skew |
 | an error code outside the enum (`insufficient_quota`) | SCH002 as a known deviation (info) |
 | web search sources `{type: "api", name}` | SCH003 as a known deviation (info) |
-| no `sequence_number` (before April 2025) | LIF015 as a known deviation (info) |
+| no `sequence_number` (March 2025, `older-api/`) | LIF015, an error as for any server today: the API has sent it since |
 | reasoning `encrypted_content` re-encrypted between `output_item.done` and `response.completed` | REC007 (info): not comparable, said; the rest of the item is compared (REC004) |
 | `program_output`, `shell_call_output` added `completed`; a program's `function_call` done `in_progress` | by design: no ITM012 / ITM013 |
 
@@ -187,7 +190,10 @@ def readme(rows: list[tuple[str, str, bytes]]) -> str:
         entry = KEEP[name]
         folder = entry["folder"]
         repo = source.split(" ", 1)[0]
-        state = "verbatim" if not folder else entry["note"].split(":")[0].split(" (")[0]
+        if folder == "older-api":
+            state = "verbatim, older API"
+        else:
+            state = "verbatim" if not folder else entry["note"].split(":")[0].split(" (")[0]
         note = entry["note"] if not folder else entry["note"]
         table.append(f"| `{folder + '/' if folder else ''}{name}.sse` | {source} | {LICENSES[repo][2]} | "
                      f"{_summary(data)}: {note} | {state} |")

@@ -276,7 +276,9 @@ def test_a_failing_scenario_shows_its_http_facts_and_findings(llama_server: Serv
     proc = run("probe", llama_server.url, "--model", "m", "-s", "plain_text", "--profile", "openai")
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
-    assert out.startswith("FAIL plain_text  30 events · response.completed\n")
+    # (one known deviation under openai: llama-server's usage lacks cache_write_tokens, as OpenAI's did before
+    # mid-2026)
+    assert out.startswith("FAIL plain_text  30 events · response.completed · 1 known deviation\n")
     assert "  HTTP 200 text/event-stream · 5669 bytes, 30 events · ended: complete" in out
     assert "  TTFB " in out and "first delta" in out and "largest gap" in out
     assert re.search(r"^  LIF015 error +1:0 #0 +response.created has no sequence_number$", out, re.M)
