@@ -1971,14 +1971,14 @@ def _() -> str:
     return HEAD + encode(events)
 
 
-@capture("REC004-encrypted-and-summary-differ",
-         "response.completed's reasoning item has another encrypted_content (not compared) and another summary "
-         "text (compared) than its output_item.done", ["REC004", "LIF020"])
+@capture("REC004-encrypted-and-text-differ",
+         "response.completed carries the reasoning item with another encrypted_content (not compared: LIF020) and "
+         "the message with another text (compared: REC004) than their output_item.done", ["REC004", "LIF020"])
 def _() -> str:
     events = events_of(reasoning_summary_stream)
-    final = completed_response(events)["output"][0]
-    final["encrypted_content"] = "gAAAAABo7lF4YW5vdGhlci1lbmNyeXB0aW9uLW9mLXRoZS1zYW1lLXJlYXNvbmluZy1pdGVt"
-    final["summary"][1]["text"] = "9.11 is larger."
+    output = completed_response(events)["output"]
+    output[0]["encrypted_content"] = "gAAAAABo7lF4YW5vdGhlci1lbmNyeXB0aW9uLW9mLXRoZS1zYW1lLXJlYXNvbmluZy1pdGVt"
+    output[1]["content"][0]["text"] = "9.11 is larger than 9.9."
     return HEAD + encode(events)
 
 
