@@ -427,10 +427,11 @@ def _status_finding(meta: Mapping[str, Any], status: int, reason: str, expect: s
                     api: Literal["responses", "chat"] | None, request: Any, invalid: list[Any]) -> Finding:
     """What a non-200 status to a request that should have succeeded is: a right refusal of an invalid request
     (HTP021), a valid request's feature unsupported (HTP022), or the server failing it (HTP001)."""
-    if invalid and 400 <= status < 500 and status not in request_checks.NOT_ABOUT_THE_REQUEST:
-        return rules.INVALID_REQUEST_REFUSED.finding(_START, detail=request_checks.shown(invalid), status=status)
-    if api is not None and isinstance(request, dict) and not invalid and status in request_checks.REFUSAL_STATUSES:
-        error = request_checks.error_fields(body)
+    error = request_checks.error_fields(body)
+    grounds = request_checks.refusal_grounds(invalid, error)
+    if grounds and 400 <= status < 500 and status not in request_checks.NOT_ABOUT_THE_REQUEST:
+        return rules.INVALID_REQUEST_REFUSED.finding(_START, detail=request_checks.shown(grounds), status=status)
+    if api is not None and isinstance(request, dict) and not grounds and status in request_checks.REFUSAL_STATUSES:
         feature = request_checks.refused_feature(api, request, error)
         if feature is not None:
             message = _clip(_one_line(error.get("message") or error.get("code") or "no message"), 100)

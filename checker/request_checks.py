@@ -58,6 +58,22 @@ def malformed(violations: list[Any]) -> list[Any]:
     return [v for v in violations if v.keyword in MALFORMED_KEYWORDS]
 
 
+def refusal_grounds(violations: list[Any], error: Mapping[str, str]) -> list[Any]:
+    """The violations that justify refusing the request: the malformed ones always, the others (a bound, an
+    enum value newer than the description) only when the error names their field, since the reference
+    server's policy is not every server's and a 4xx for another reason must stay HTP001."""
+    grounds = malformed(violations)
+    param = re.split(r"[.\[]", error.get("param", ""), maxsplit=1)[0]
+    message = error.get("message", "")
+    for violation in violations:
+        if violation in grounds:
+            continue
+        field = violation.pointer.split("/")[1] if violation.pointer.count("/") >= 1 else ""
+        if field and (field == param or _mentions(message, field)):
+            grounds.append(violation)
+    return grounds
+
+
 def shown(violations: list[Any]) -> str:
     """The first violations, one line."""
     lines = [f"{v.pointer or '/'}: {v.message}" for v in violations]

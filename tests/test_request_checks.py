@@ -198,3 +198,11 @@ def test_a_server_may_take_what_only_openais_policy_refuses() -> None:
     assert codes(meta(small, status=200, content_type="text/event-stream"), TEXT) == []
     assert codes(meta({**VALID, "max_output_tokens": "5"}, status=200, content_type="text/event-stream"), TEXT) == \
         ["HTP005"]
+
+
+def test_a_refusal_is_right_for_a_policy_bound_only_when_the_error_names_it() -> None:
+    small = {**VALID, "max_output_tokens": 5}
+    assert codes(meta(small), error("Expected a value >= 16", "max_output_tokens")) == ["HTP021"]
+    assert codes(meta(small), error("integer below minimum value for 'max_output_tokens'")) == ["HTP021"]
+    # the same request refused for something else: the bound is OpenAI's policy, not the reason here
+    assert codes(meta(small), error("The model 'm' does not exist", "model")) == ["HTP001"]
