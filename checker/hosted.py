@@ -368,10 +368,12 @@ class ToolState:
     def done(self, raw: dict[str, Any], pos: Position, out: list[Finding]) -> None:
         family = self.family
         status = raw.get("status")
-        if not self.added_final and (status is None or status == "completed"):
+        # A call cut short (incomplete, failed) may stop at any stage and owes no `.done` for an unfinished input.
+        completed = status is None or status == "completed"
+        if not self.added_final and completed:
             self._missing(family.last_rank + 1, "output_item.done", pos, out)
         item_type = family.item_type
-        if family.input_done is not None and self.input.streamed and not self.input.done:
+        if family.input_done is not None and self.input.streamed and not self.input.done and completed:
             out.append(tools.INPUT_DONE_MISSING.finding(pos, item_type=item_type, item=self.label,
                                                         done_type=_short(family.input_done)))
         if family.item_path:
@@ -379,14 +381,14 @@ class ToolState:
             if isinstance(value, str) and self.input.streamed:
                 self._item_mismatch(".".join(family.item_path), self.input.text, value, pos, out)
         if item_type == "shell_call":
-            self._done_commands(raw, pos, out)
+            self._done_commands(raw, completed, pos, out)
         elif item_type == "shell_call_output":
-            self._done_outputs(raw, pos, out)
+            self._done_outputs(raw, completed, pos, out)
         self.release()
 
-    def _done_commands(self, raw: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+    def _done_commands(self, raw: dict[str, Any], completed: bool, pos: Position, out: list[Finding]) -> None:
         for n, stream in enumerate(self.commands):
-            if stream.streamed and not stream.done:
+            if stream.streamed and not stream.done and completed:
                 out.append(tools.INPUT_DONE_MISSING.finding(pos, item_type="shell_call", item=self.label,
                                                             done_type=f"shell_call_command.done (command {n})"))
         final = _at(raw, ("action", "commands"))
@@ -402,9 +404,9 @@ class ToolState:
                 self._item_mismatch(f"action.commands[{n}]", stream.text, command, pos, out)
         self.command_count = len(final)  # openai-node's snapshot now holds the done item's commands
 
-    def _done_outputs(self, raw: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+    def _done_outputs(self, raw: dict[str, Any], completed: bool, pos: Position, out: list[Finding]) -> None:
         for n, stream in enumerate(self.outputs):
-            if stream.streamed and not stream.done:
+            if stream.streamed and not stream.done and completed:
                 out.append(tools.INPUT_DONE_MISSING.finding(
                     pos, item_type="shell_call_output", item=self.label,
                     done_type=f"shell_call_output_content.done (command {n})"))

@@ -100,6 +100,22 @@ def _second_code_done(events: Events) -> Events:
     return events
 
 
+def _code_cut_short(events: Events) -> Events:
+    """max_output_tokens ends the code mid-stream: the call is done incomplete, the response incomplete."""
+    first = _find(events, "response.code_interpreter_call_code.delta", 3)
+    kept = [e for i, e in enumerate(events)
+            if not (e["type"].startswith("response.code_interpreter_call") and i >= first)]
+    code = "".join(e["delta"] for e in kept if e["type"] == "response.code_interpreter_call_code.delta")
+    kept = kept[:_find(kept, "response.output_item.done") + 1]
+    item = kept[-1]["item"]
+    item.update(status="incomplete", code=code, outputs=[])
+    terminal = copy.deepcopy(events[-1])
+    terminal.update(type="response.incomplete")
+    terminal["response"].update(status="incomplete", output=[copy.deepcopy(item)],
+                                incomplete_details={"reason": "max_output_tokens"})
+    return [*kept, terminal]
+
+
 def _final_code_differs(events: Events) -> Events:
     events[-1]["response"]["output"][0]["code"] = "print(1)\n"
     return events
@@ -163,6 +179,7 @@ CASES: dict[str, tuple[str, Callable[[Events], Events], list[str]]] = {
     "code after its done": ("code-interpreter", _late_code_delta, ["HST005"]),
     "code done twice": ("code-interpreter", _second_code_done, ["HST005"]),
     "final output code differs": ("code-interpreter", _final_code_differs, ["REC004"]),
+    "code cut short owes no done": ("code-interpreter", _code_cut_short, []),
     # image generation: in_progress → generating → partial_image* → completed
     "generating dropped": ("image-generation", _drop("response.image_generation_call.generating"), ["HST001"]),
     "partial image repeated index": ("image-generation",

@@ -54,7 +54,8 @@ INPUT_DONE_MISSING = rule(
     "HST004", "tool-input-done-missing", "warning",
     "{item_type} {item!r} done without {done_type}",
     summary="Flags a hosted-tool call that streamed its input (code, MCP arguments, custom tool input, a shell "
-            "command, a patch diff) without the matching `.done` event.",
+            "command, a patch diff) and completed without the matching `.done` event (a call cut short, "
+            "incomplete or failed, owes none).",
     why="Consumers that act on the `.done` event (running or showing the final code or command) never get it; "
         "the SDK snapshots keep the streamed value and output_item.done's item, so their results do not change.",
     sources=(OPENAPI, NODE),
