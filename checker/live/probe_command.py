@@ -415,7 +415,7 @@ class ProbeTextReporter(TextReporter):
     noun = "scenario"
 
     def facts(self, name: str, result: LintResult) -> str:
-        return exchange_facts(getattr(result, "http", None) or {}, result)
+        return exchange_facts(getattr(result, "http", None) or {}, result, failed=self.failed(result))
 
     def details(self, name: str, result: LintResult) -> None:
         info = getattr(result, "http", None)

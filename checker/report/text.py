@@ -52,8 +52,8 @@ def stream_facts(result: LintResult) -> str:
     return f"{result.events} event{'s' if result.events != 1 else ''} · {result.bytes} bytes · {ended}"
 
 
-def exchange_facts(info: dict[str, Any], result: LintResult) -> str:
-    """A scenario's one line: what came back and how it ended, in words."""
+def exchange_facts(info: dict[str, Any], result: LintResult, *, failed: bool = False) -> str:
+    """A scenario's one line: what came back and how it ended, in words ("as expected" only when it passed)."""
     status = info.get("status")
     ending = info.get("ending") or {}
     kind = ending.get("kind", "complete")
@@ -70,7 +70,7 @@ def exchange_facts(info: dict[str, Any], result: LintResult) -> str:
         body = "JSON" if content_type.endswith("json") else content_type
         expect = info.get("expect")
         if expect == "error" and status >= 400:
-            parts.append(f"{body} error, as expected")
+            parts.append(f"{body} error" + ("" if failed else ", as expected"))
         elif expect == "nonstream":
             parts.append(f"{body} answer (not streamed, as asked)")
         else:
@@ -170,7 +170,7 @@ class TextReporter:
         # reads as the probe said it, from its recorded exchange (lint puts it in extra["exchanges"]).
         exchange = (self.options.extra.get("exchanges") or {}).get(name)
         if exchange is not None and not result.events:
-            return f"{exchange_facts(exchange, result)} · {result.bytes} bytes"
+            return f"{exchange_facts(exchange, result, failed=self.failed(result))} · {result.bytes} bytes"
         return stream_facts(result)
 
     def file(self, name: str, result: LintResult) -> None:

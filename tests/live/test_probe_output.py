@@ -182,3 +182,12 @@ def test_the_scenario_list_fits_80_columns_with_names_whole(tmp_path: Path) -> N
     names = [line.split()[0] for line in lines[1:-1] if line and not line.startswith(" ")]
     assert "reasoning_one_call_nonstream" in names and "a_scenario_of_our_own_with_a_long_name" in names
     assert "long_name.json" in proc.stdout  # where it came from
+
+
+def test_an_error_answer_reads_as_expected_only_when_it_passes(llama_server: ServerProcess) -> None:
+    good = probe(llama_server.url, "--model", "m", "-s", "invalid_model")
+    assert "ok invalid_model  HTTP 400 · JSON error, as expected" in good.stdout
+    bad = probe(llama_server.url, "--model", "m", "-s", "invalid_model", "-H",
+                "X-SSE-Check-Fault: content-type=text/plain")
+    assert bad.returncode == 1
+    assert bad.stdout.splitlines()[0] == "FAIL invalid_model  HTTP 400 · text/plain error"
