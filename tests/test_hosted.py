@@ -275,3 +275,79 @@ def test_reports_show_what_each_hosted_tool_call_streamed() -> None:
     code = lint_bytes((CAPTURES / "conforming" / "code-interpreter.sse").read_bytes(), keep_texts=True).texts
     assert code is not None and "random.randint" in items_block(code)
     assert lint_bytes((CAPTURES / "conforming" / "shell.sse").read_bytes()).texts is None
+
+
+# --- the same defects made in OpenAI's own recordings (captures/real-openai) ----------------------------------
+
+REAL = sorted((CAPTURES / "real-openai").glob("*.sse"))  # verbatim recordings only (edited/ is apart)
+HOSTED_CODES = ("HST", "CNT009", "REC008", "REC009", "REC010")
+MIDDLE_STAGES = ("response.web_search_call.searching", "response.file_search_call.searching",
+                 "response.code_interpreter_call.interpreting", "response.image_generation_call.generating")
+
+
+def _sse_events(path: Path) -> Events:
+    events = []
+    for block in path.read_text(encoding="utf-8").replace("\r\n", "\n").split("\n\n"):
+        data = [line[len("data:"):].lstrip(" ") for line in block.split("\n") if line.startswith("data:")]
+        if data and data != ["[DONE]"]:
+            events.append(json.loads("\n".join(data)))
+    return events
+
+
+def _hosted(events: Events) -> list[str]:
+    found = lint_bytes(encode(events)).findings
+    return sorted({f.code for f in found if f.code.startswith(HOSTED_CODES)})
+
+
+def _with(types: tuple[str, ...]) -> list[Any]:
+    paths = [p for p in REAL if any(e["type"] in types for e in _sse_events(p))]
+    return [pytest.param(p, id=p.name) for p in paths]
+
+
+def test_the_recordings_hold_hosted_tool_calls_of_every_streaming_family() -> None:
+    """(The one image generation recording was trimmed: it is in edited/, and rules/ and conforming/ cover it.)"""
+    seen = {e["type"].split(".")[1] for p in REAL for e in _sse_events(p) if e["type"].count(".") >= 2}
+    assert {"web_search_call", "file_search_call", "code_interpreter_call", "code_interpreter_call_code",
+            "mcp_call", "mcp_call_arguments", "mcp_list_tools", "shell_call_command",
+            "shell_call_output_content", "apply_patch_call_operation_diff", "output_text"} <= seen
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.name) for p in REAL])
+def test_openai_s_own_streams_raise_no_hosted_tool_finding(path: Path) -> None:
+    assert _hosted(_sse_events(path)) == []
+
+
+@pytest.mark.parametrize("path", _with(MIDDLE_STAGES))
+def test_a_dropped_progress_event_is_found_in_a_real_stream(path: Path) -> None:
+    events = _sse_events(path)
+    del events[next(i for i, e in enumerate(events) if e["type"] in MIDDLE_STAGES)]
+    assert _hosted(events) == ["HST001"]
+
+
+@pytest.mark.parametrize("path", _with(MIDDLE_STAGES))
+def test_a_duplicated_progress_event_is_found_in_a_real_stream(path: Path) -> None:
+    events = _sse_events(path)
+    at = next(i for i, e in enumerate(events) if e["type"] in MIDDLE_STAGES)
+    events.insert(at, copy.deepcopy(events[at]))
+    assert _hosted(events) == ["HST002"]
+
+
+@pytest.mark.parametrize("path", _with(("response.code_interpreter_call_code.done",
+                                        "response.mcp_call_arguments.done", "response.shell_call_command.done")))
+def test_a_done_value_that_differs_from_its_deltas_is_found_in_a_real_stream(path: Path) -> None:
+    events = _sse_events(path)
+    done = next(e for e in events if e["type"] in ("response.code_interpreter_call_code.done",
+                                                   "response.mcp_call_arguments.done",
+                                                   "response.shell_call_command.done"))
+    field = {"response.code_interpreter_call_code.done": "code", "response.mcp_call_arguments.done": "arguments",
+             "response.shell_call_command.done": "command"}[done["type"]]
+    done[field] += " "
+    assert _hosted(events) == ["REC008", "REC009"]  # the deltas differ from the done value, the item from it
+
+
+@pytest.mark.parametrize("path", _with(("response.output_text.annotation.added",)))
+def test_an_annotation_index_gap_is_found_in_a_real_stream(path: Path) -> None:
+    events = _sse_events(path)
+    last = [e for e in events if e["type"] == "response.output_text.annotation.added"][-1]
+    last["annotation_index"] += 1
+    assert _hosted(events) == ["CNT009"]
