@@ -264,9 +264,18 @@ def _tokens(value: Any) -> str:
 class ProxyTextReporter(ProbeTextReporter):
     """Each answer as lint shows a capture (with its HTTP line), then the answers and cache tables."""
 
+    noun = "answer"
+
     def finish(self, summary: Summary) -> None:
         c = self.console
         extra = self.options.extra
+        # The findings set aside under each answer: the documented deviations grouped, then totals per rule.
+        if self.deviations:
+            self.print_deviations()
+        if self.totals and len(self.rows) > 1:
+            self.print_totals()
+        if self.deviations or (self.totals and len(self.rows) > 1):
+            c.print()
         if self.rows:
             table = Table(title="answers", box=None, pad_edge=False)
             for column in ("answer", "status", "conversation", "verdict", "ended", "error/warning/info", "worst"):

@@ -31,14 +31,6 @@ def where(finding: Finding) -> str:
     return finding.position.label()
 
 
-def shorten_left(text: str, width: int) -> str:
-    """A path cut from the left to ``width`` characters (``…/rules/ITM011-x.sse``): the file name is what
-    tells captures apart."""
-    if len(text) <= width:
-        return text
-    return "…" + text[len(text) - width + 1:]
-
-
 def verdict_text(failed: bool) -> Text:
     return Text("FAIL", style="bold red") if failed else Text("ok", style="bold green")
 

@@ -498,3 +498,15 @@ def test_refusals_chat_answers_and_a_client_that_leaves_are_judged_right(llama_s
     # sse-check lint of what the proxy saved says the same.
     linted = sorted(_lint(saved)["files"], key=lambda f: f["path"])
     assert [_comparable(f["findings"]) for f in linted] == [_comparable(e["findings"]) for e in entries]
+
+
+def test_the_report_groups_the_documented_deviations(llama_server: ServerProcess,
+                                                     proxy: Callable[..., ServerProcess], tmp_path: Path) -> None:
+    report = tmp_path / "report.txt"
+    px = proxy(llama_server.url, "--profile", "llama.cpp", "--format", "text", "-o", str(report))
+    post(px.url, "plain_text")
+    post(px.url, "replay-turn1")
+    assert stop(px) == 0
+    text = report.read_text()
+    assert "known deviations of profile llama.cpp, as documented" in text
+    assert text.count("no event carries sequence_number") == 1 and "· 2 answers ·" in text
