@@ -21,6 +21,8 @@ Held here:
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +101,13 @@ def test_known_deviations_name_their_source(path: Path) -> None:
 def test_the_matrix_is_the_declared_one(path: Path) -> None:
     declared = json.loads(path.with_name(path.name[: -len(".sse")] + ".clients.json").read_text())
     assert matrix(lint(path.read_bytes(), declaration(path), "openai")).verdicts() == declared
+
+
+def test_the_oracle_keeps_the_sdk_warnings_out_of_the_output() -> None:
+    """openai-python's models warn on stderr when they serialise what their types do not declare (OpenAI's web
+    search sources of type "api"); `lint --oracle openai-python` prints its report and nothing else."""
+    capture = REAL / "pydantic-openai-responses-model-web-search-tool-stream.sse"
+    proc = subprocess.run([sys.executable, "-m", "checker", "lint", str(capture), "--oracle", "openai-python"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr[-2000:]
+    assert "openai-python" in proc.stdout

@@ -198,7 +198,8 @@ def event_type_of(name: str, schema: Mapping[str, Any]) -> str:
 # loosened only where the recordings show OpenAI doing it and openai-python's types accept it; where OpenAI
 # departs from a type the clients declare strictly (an error code outside the enum, a web search source of
 # type "api"), the schema stays strict and the `openai` profile reports a known deviation instead
-# (checker/profiles.py). Applied to the OpenAPI components before translation, so both sets get them.
+# (checker/profiles.py). Applied to OpenAI's components before translation: the events and objects of the openai
+# set; not its request schemas (a request is judged by the description) nor the Open Responses set (its own).
 
 _PY = "openai-python 3.57.0 src/openai/types/responses/"
 _NODE = "openai-node 7.59.0 src/resources/responses/responses.ts"
