@@ -1411,6 +1411,25 @@ def _() -> str:
     return HEAD + encode(s.events)
 
 
+@capture("ITM007-item-id-changed",
+         "the message's output_item.done (same output_index) carries another id than its output_item.added",
+         ["ITM007"])
+def _() -> str:
+    events = events_of(text_stream)
+    new = make_id("msg_", "regenerated")
+    events[find(events, "response.output_item.done")]["item"]["id"] = new
+    completed_response(events)["output"][0]["id"] = new
+    return HEAD + encode(events)
+
+
+@capture("ITM007-done-output-index-moved",
+         "the function call's output_item.done names output_index 5, where no item was added", ["ITM007"])
+def _() -> str:
+    events = events_of(reasoning_function_call_stream)
+    events[find(events, "response.output_item.done", 1)]["output_index"] = 5
+    return HEAD + encode(events)
+
+
 @capture("ITM008-done-without-added",
          "a function call is sent only as output_item.done (no added, no argument events)",
          ["ITM008"])

@@ -868,6 +868,12 @@ class ResponsesMachine:
             self._done_unannounced(raw, item_id, index, pos, out)
             return
         self._done_identity(item, raw, index, pos, out)
+        done_id = raw.get("id")
+        if isinstance(done_id, str) and done_id != item.id and not item.done:
+            # What a client keeps is the done form: the item is known by its done id from here on (ITM007 has
+            # reported the change), so the final output is compared with that.
+            item.id = done_id
+            self.by_id.setdefault(done_id, item)
         if item.done:
             out.append(items.DUPLICATE_DONE.finding(pos, item=item.label))
             return
