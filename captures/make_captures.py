@@ -581,6 +581,16 @@ def incomplete_stream() -> Stream:
     return s.incomplete(usage(12, 16))
 
 
+def function_call_incomplete_stream() -> Stream:
+    """A call cut by max_output_tokens 16, as the API describes it: the item and the response incomplete."""
+    s = Stream("function-call-incomplete", tools=[WEATHER_TOOL, TIME_TOOL], tool_choice="required",
+               max_output_tokens=16).start()
+    s.function_call("get_weather", WEATHER_ARGS[:4])
+    done = s.events[find(s.events, "response.output_item.done")]
+    done["item"]["status"] = s.done_items[-1]["status"] = "incomplete"
+    return s.incomplete(usage(64, 16))
+
+
 def failed_stream() -> Stream:
     s = Stream("failed", model="gpt-5-mini-2025-08-07", reasoning={"effort": "medium", "summary": "auto"}).start()
     s.reasoning_item(summary=[["**", "Plan", "ning", "**\n\n", "I", " will", " outline", " the", " essay",
@@ -722,6 +732,7 @@ CONFORMING: dict[str, Callable[[], Stream]] = {
     "refusal": refusal_stream,
     "reasoning-summary": reasoning_summary_stream,
     "incomplete": incomplete_stream,
+    "function-call-incomplete": function_call_incomplete_stream,
     "failed": failed_stream,
     "web-search": web_search_stream,
     "code-interpreter": code_interpreter_stream,

@@ -42,6 +42,7 @@ PROBE_SET = {
     "reasoning_one_call": "reasoning-function-call.sse",
     "parallel_calls": "parallel-function-calls.sse",
     "reasoning_text_truncated": "incomplete.sse",
+    "function_call_truncated": "function-call-incomplete.sse",
 }
 ERRORS = {
     "invalid_model": {"error": {"message": "The requested model 'sse-check-no-such-model' does not exist.",

@@ -51,6 +51,10 @@ def arguments_findings(raw: dict[str, Any], pos: Position, label: str) -> list[F
     final = raw.get("arguments")
     if not isinstance(final, str):
         return []  # the schema reports a missing or mistyped field
+    if raw.get("status") == "incomplete":
+        # The server says the call was cut (max_output_tokens): its arguments are a prefix by design, and a
+        # client must not run it. That the cut is reported honestly is LIF017's business.
+        return []
     try:
         orjson.loads(final)
     except orjson.JSONDecodeError as exc:

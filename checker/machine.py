@@ -34,8 +34,6 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import orjson
-
 from checker import hosted, item_forms
 from checker.findings import Finding, Position, Severity
 from checker.rules import calls, content, framing, ids, items, lifecycle, reasoning, reconcile, schema
@@ -948,10 +946,7 @@ class ResponsesMachine:
                     pos, what="arguments", diff=describe_difference(streamed.text(), final)
                 )
             )
-        try:
-            orjson.loads(final)
-        except orjson.JSONDecodeError as exc:
-            out.append(calls.ARGUMENTS_NOT_JSON.finding(pos, item=item.label, name=raw.get("name"), error=str(exc)))
+        out.extend(item_forms.arguments_findings(raw, pos, item.label))
 
     def _close_parts(self, item: Item, key: str, parts: list[Part], pos: Position, out: list[Finding]) -> None:
         for part in parts:

@@ -120,6 +120,7 @@ PROBE_SOURCES = {
     "reasoning_one_call": "reasoning-function-call.sse",
     "parallel_calls": "parallel-function-calls.sse",
     "reasoning_text_truncated": "incomplete.sse",
+    "function_call_truncated": "function-call-incomplete.sse",
 }
 
 

@@ -134,6 +134,12 @@ BUILTIN: tuple[Scenario, ...] = (
         body={"input": "Weather in Tokyo please", "reasoning": {"effort": "low"}, "max_output_tokens": TRUNCATE_AT},
     ),
     Scenario(
+        name="function_call_truncated",
+        summary=f"max_output_tokens {TRUNCATE_AT} cuts a function call: must end with response.incomplete "
+                "(max_output_tokens), never a completed call whose arguments are not JSON",
+        body={**_ONE_CALL, "reasoning": {"effort": "none"}, "max_output_tokens": TRUNCATE_AT},
+    ),
+    Scenario(
         name="invalid_model",
         summary=f"an unknown model ({INVALID_MODEL}): an HTTP error with a JSON body, or response.failed",
         body={"model": INVALID_MODEL, "input": "hi", "max_output_tokens": MAX_OUTPUT_TOKENS},

@@ -7,7 +7,10 @@ OPENAPI = "OpenAI OpenAPI 2.3.0 ResponseStreamEvent"
 ARGUMENTS_NOT_JSON = rule(
     "FNC001", "arguments-not-json", "error",
     "function call {item!r} ({name}) has arguments that are not JSON: {error}",
-    summary="Flags final function-call arguments that do not parse as JSON.",
+    summary="Flags final function-call arguments that do not parse as JSON, however the call arrived (announced, "
+            "only in output_item.done, only in the terminal response, or in a non-streaming answer). A call the "
+            "server marks `incomplete` (cut by max_output_tokens) is left out: its arguments are a prefix by "
+            "design and a client must not run it.",
     why="Clients call json.loads on the arguments (openai-python for strict tools, codex, every agent loop); "
         "cut-off arguments (llama.cpp reports truncation as completed) fail the tool call.",
     sources=(OPENAPI,
