@@ -653,6 +653,9 @@ class ResponsesMachine:
             out.append(items.DONE_STATUS.finding(pos, status=raw.get("status"),
                                                  details={"status": raw.get("status"), "item_type": itype}))
         if item_id is not None:
+            streamed_name = self.shadow.name(item_id)
+            if streamed_name is not None and item.name is not None and streamed_name != item.name:
+                out.append(calls.NAME_MISMATCH.finding(pos, done=streamed_name, item_name=item.name))
             for what, diff in self.shadow.differences(item_id, raw):
                 out.append(reconcile.ITEM_DONE_MISMATCH.finding(pos, what=what, diff=diff))
             self.shadow.discard(item_id)

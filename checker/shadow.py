@@ -30,6 +30,7 @@ class ShadowItem:
     content: dict[int, TextAccumulator] = field(default_factory=dict)
     summary: dict[int, TextAccumulator] = field(default_factory=dict)
     arguments: TextAccumulator | None = None
+    name: str | None = None  # the name function_call_arguments.done gave
 
 
 class ShadowItems:
@@ -87,6 +88,8 @@ class ShadowItems:
             if isinstance(delta, str):
                 item.arguments.append(delta)
             return []
+        if isinstance(event.get("name"), str):
+            item.name = event["name"]
         final = event.get("arguments")
         if not isinstance(final, str) or item.arguments.equals(final):
             return []
@@ -116,6 +119,11 @@ class ShadowItems:
                 elif not acc.equals(text):
                     found.append((f"{key}[{index}] text", describe_difference(acc.text(), text)))
         return found
+
+    def name(self, item_id: str) -> str | None:
+        """The function name the item's function_call_arguments.done gave, if any."""
+        item = self._items.get(item_id)
+        return item.name if item is not None else None
 
     def discard(self, item_id: str) -> None:
         self._items.pop(item_id, None)

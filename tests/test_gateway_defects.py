@@ -118,3 +118,11 @@ def test_an_incomplete_call_is_not_held_to_json_arguments() -> None:
     assert "FNC001" not in {f.code for f in findings(events)}
     done["item"]["status"] = "completed"
     assert "FNC001" in {f.code for f in findings(copy.deepcopy(events))}
+
+
+def test_an_unannounced_call_whose_arguments_done_names_another_function() -> None:
+    events = stream(StreamBuilder().function_call("get_weather", ['{"x"', ":1}"]))
+    next(e for e in events if e["type"] == "response.function_call_arguments.done")["name"] = "get_time"
+    found = findings(unannounce(events, item_id(events), keep_done=True))
+    (fnc003,) = only(found, "FNC003")
+    assert (fnc003.details["done"], fnc003.details["item_name"]) == ("get_time", "get_weather")
