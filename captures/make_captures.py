@@ -582,13 +582,13 @@ def incomplete_stream() -> Stream:
 
 
 def function_call_incomplete_stream() -> Stream:
-    """A call cut by max_output_tokens 16, as the API describes it: the item and the response incomplete."""
+    """A call cut by max_output_tokens 24, as the API describes it: the item and the response incomplete."""
     s = Stream("function-call-incomplete", tools=[WEATHER_TOOL, TIME_TOOL], tool_choice="required",
-               max_output_tokens=16).start()
+               max_output_tokens=24).start()
     s.function_call("get_weather", WEATHER_ARGS[:4])
     done = s.events[find(s.events, "response.output_item.done")]
     done["item"]["status"] = s.done_items[-1]["status"] = "incomplete"
-    return s.incomplete(usage(64, 16))
+    return s.incomplete(usage(64, 24))
 
 
 def failed_stream() -> Stream:

@@ -97,6 +97,9 @@ TOOLS = [WEATHER_TOOL, TIME_TOOL]
 MAX_OUTPUT_TOKENS = 200
 # The smallest limit OpenAI accepts; any reasoning model is cut by it.
 TRUNCATE_AT = 16
+# Enough for a short reasoning and the start of a call, not for its arguments: the real llama-server with the
+# captures' model and flags (reasoning budget 10) is cut right after the call's "{" (captures/llama.cpp).
+CALL_TRUNCATE_AT = 24
 INVALID_MODEL = "sse-check-no-such-model"
 
 _PLAIN = {"input": "What is the weather in Paris?", "reasoning": {"effort": "none"},
@@ -135,9 +138,9 @@ BUILTIN: tuple[Scenario, ...] = (
     ),
     Scenario(
         name="function_call_truncated",
-        summary=f"max_output_tokens {TRUNCATE_AT} cuts a function call: must end with response.incomplete "
+        summary=f"reasoning_one_call cut by max_output_tokens {CALL_TRUNCATE_AT}: must end with response.incomplete "
                 "(max_output_tokens), never a completed call whose arguments are not JSON",
-        body={**_ONE_CALL, "reasoning": {"effort": "none"}, "max_output_tokens": TRUNCATE_AT},
+        body={**_ONE_CALL, "max_output_tokens": CALL_TRUNCATE_AT},
     ),
     Scenario(
         name="invalid_model",

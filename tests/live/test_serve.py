@@ -103,7 +103,7 @@ def raw_post(server: ServerProcess, path: str, headers: dict[str, str], body: by
 
 
 def test_announces_every_capture_and_health(llama_server: ServerProcess, client: httpx.Client) -> None:
-    assert llama_server.count == len(CAPTURES) == 10
+    assert llama_server.count == len(CAPTURES) == 11
     assert urlsplit(llama_server.url).hostname == "127.0.0.1"
     assert client.get("/health").json() == {"status": "ok"}
 

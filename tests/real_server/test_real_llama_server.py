@@ -43,7 +43,8 @@ RECORDED_PROBE = ROOT / "captures" / "llama.cpp-probe"  # sse-check probe --save
 MODEL = "tiny-qwen3-random"
 # The probe scenario -> the capture of captures/llama.cpp that recorded the same kind of request.
 CAPTURE_OF = {"plain_text": "plain_text", "reasoning_text": "reasoning_text", "reasoning_one_call": "reasoning_one_call",
-              "parallel_calls": "replay-turn1", "reasoning_text_truncated": "reasoning_text_truncated"}
+              "parallel_calls": "replay-turn1", "reasoning_text_truncated": "reasoning_text_truncated",
+              "function_call_truncated": "function_call_truncated"}
 # Every code the captures README documents for llama.cpp's Responses streams (their expect.json, openai).
 DOCUMENTED = set().union(*(set(json.loads((LLAMA / f"{capture}.expect.json").read_text())["openai"])
                            for capture in (*CAPTURE_OF.values(), "replay-continue-exact", "replay-continue-dropped",
