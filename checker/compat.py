@@ -367,8 +367,8 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks("OpenAIError: Lifecycle response identity changed."),),
     },
     "LIF013": {
-        "openai-python": (_breaks("APIError: {detail}", when=lambda f, r: bool(f.details.get("nested"))),
-                          _degrades("the error event is yielded as an event, no exception; the stream's end decides")),
+        # A flat error event is yielded as an event, no exception: the stream's end decides (LIF006 or the end).
+        "openai-python": (_breaks("APIError: {detail}", when=lambda f, r: bool(f.details.get("nested"))),),
         "openai-node": (_breaks("APIError: {detail}"),),
         "openai-agents": (_breaks("ModelBehaviorError: Responses stream ended with terminal event `error`. …"),),
     },
@@ -395,7 +395,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "ITM003": {
         "openai-python": (_breaks("RuntimeError: Duplicate response output index {index}."),),
         "openai-node": (_breaks("OpenAIError: Duplicate response output index {index}."),),
-        "openai-agents": (_degrades("two items are merged into one"),),
+        # openai-agents-python takes the turn from response.completed (run_loop.py), whatever the indexes were.
     },
     "ITM004": {
         # Only the events openai-python places (_get_output_item); it never reads hosted-tool, refusal or

@@ -30,13 +30,14 @@ OUTPUT_INDEX_REUSED = rule(
     "ITM003", "output-index-reused", "error",
     "output_index {index} already belongs to item {other!r}",
     summary="Flags an output_index used by two items.",
-    why="openai-python raises \"Duplicate response output index N.\"; openai-agents-python merged two items "
-        "into one (openai-agents-python #5041, LiteLLM #36375).",
+    why="openai-python and openai-node raise \"Duplicate response output index N.\". openai-agents-python once "
+        "merged two such items into one (openai-agents-python #5041, LiteLLM #36375); its Responses path now "
+        "takes the turn from response.completed, whatever the indexes were.",
     sources=(PY,
              "openai-agents-python #5041",
              "LiteLLM #36375",
              "openai-node src/internal/responses/response-accumulator.ts"),
-    clients=("openai-python", "openai-node", "openai-agents"),
+    clients=("openai-python", "openai-node"),
     good="conforming/parallel-function-calls.sse",
 )
 UNKNOWN_ITEM = rule(
