@@ -7,6 +7,11 @@ A capture ``X.sse`` may have sidecars next to it:
 * ``X.meta.json``: what ``sse-check probe --save`` records (request, status,
   headers, timings, version, partial flag, profile);
 * ``X.expect.json``: the findings a corpus capture is declared to produce.
+
+``lint`` also reads compressed captures (``X.sse.gz``, ``X.sse.zst``, sidecars
+still ``X.request.json``) and captures at any fsspec URL (``s3://``, ``gs://``,
+``https://``, ``memory://``...): those go through :mod:`checker.remote`, which
+imports fsspec only when a URL is given.
 """
 
 from __future__ import annotations
@@ -15,20 +20,44 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from checker.errors import UsageError
 
 CAPTURE_SUFFIX = ".sse"
+# Compressed captures lint reads (decompressed on the fly): gzip from the standard library, zstd from the
+# `archive` extra's zstandard.
+COMPRESSED_SUFFIXES = (".sse.gz", ".sse.zst")
 READ_BLOCK = 64 * 1024
 
 
-def expand(paths: list[str]) -> list[Path | str]:
-    """Files as given, directories expanded to their ``*.sse`` files (sorted); ``-`` is stdin."""
+def is_url(text: str) -> bool:
+    """``scheme://...`` (s3, gs, https, file, memory...): read through fsspec, not the local file system."""
+    scheme, sep, _ = text.partition("://")
+    return bool(sep) and scheme.replace("+", "").replace("-", "").isalnum() and len(scheme) > 1
+
+
+def capture_stem(name: str) -> str:
+    """``X`` of ``X.sse``, ``X.sse.gz``, ``X.sse.zst`` (a name without those suffixes is its own stem)."""
+    for suffix in (*COMPRESSED_SUFFIXES, CAPTURE_SUFFIX):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def expand(paths: list[str], *, compressed: bool = False) -> list[Path | str]:
+    """Files as given, directories expanded to their ``*.sse`` files (sorted); ``-`` is stdin. With
+    ``compressed``, directories also give their ``*.sse.gz``/``*.sse.zst``; a URL (``s3://bucket/dir``) is
+    expanded the same way through fsspec and stays a string."""
     found: list[Path | str] = []
     for raw in paths:
         if raw == "-":
             found.append("-")
+            continue
+        if is_url(raw):
+            from checker.remote import expand_url
+
+            found.extend(expand_url(raw))
             continue
         path = Path(raw)
         if not path.exists():  # before any report: a run that checked nothing must not look like a pass
@@ -36,7 +65,8 @@ def expand(paths: list[str]) -> list[Path | str]:
         if not os.access(path, os.R_OK):
             raise UsageError(f"{raw}: Permission denied")
         if path.is_dir():
-            files = sorted(p for p in path.rglob(f"*{CAPTURE_SUFFIX}") if p.is_file())
+            patterns = (CAPTURE_SUFFIX, *COMPRESSED_SUFFIXES) if compressed else (CAPTURE_SUFFIX,)
+            files = sorted(p for pattern in patterns for p in path.rglob(f"*{pattern}") if p.is_file())
             if not files:
                 raise UsageError(f"no {CAPTURE_SUFFIX} captures found in {raw}")
             found.extend(files)
@@ -46,9 +76,7 @@ def expand(paths: list[str]) -> list[Path | str]:
 
 
 def sidecar(capture: Path, kind: str) -> Path:
-    name = capture.name
-    stem = name[: -len(CAPTURE_SUFFIX)] if name.endswith(CAPTURE_SUFFIX) else name
-    return capture.with_name(f"{stem}.{kind}.json")
+    return capture.with_name(f"{capture_stem(capture.name)}.{kind}.json")
 
 
 def load_json_sidecar(path: Path, option: str | None = None) -> Any:
@@ -87,9 +115,35 @@ def read_chunks(source: Path | str, block: int = READ_BLOCK) -> Iterator[bytes]:
         while chunk := stream.read(block):
             yield chunk
         return
+    if isinstance(source, str) and is_url(source):
+        from checker.remote import read_url_chunks
+
+        yield from read_url_chunks(source, block)
+        return
     path = Path(source)
     if path.is_dir():
         raise UsageError(f"{path}: is a directory")
     with path.open("rb") as handle:
+        yield from decompressed(handle, path.name, block)
+
+
+def decompressed(handle: IO[bytes], name: str, block: int = READ_BLOCK) -> Iterator[bytes]:
+    """The blocks of an open capture, gunzipped or unzstd'ed by its name (``.sse.gz``, ``.sse.zst``)."""
+    errors: tuple[type[Exception], ...] = (EOFError, ValueError)  # a truncated or corrupt frame
+    if name.endswith(".gz"):
+        import gzip
+
+        handle = gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[assignment]
+    elif name.endswith(".zst"):
+        try:
+            import zstandard
+        except ImportError:
+            raise UsageError(f"{name}: reading .zst captures needs zstandard: "
+                             "pip install 'sse-check[archive]'") from None
+        handle = zstandard.ZstdDecompressor().stream_reader(handle)  # type: ignore[assignment]
+        errors += (zstandard.ZstdError,)
+    try:
         while chunk := handle.read(block):
             yield chunk
+    except errors as exc:
+        raise UsageError(f"{name}: cannot decompress: {exc}") from None

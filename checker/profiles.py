@@ -63,6 +63,12 @@ class Profile:
     def is_enabled(self, code: str) -> bool:
         return code not in self.disabled
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # Pickled by name (its deviations hold lambdas): a pool or Dask worker gets its own registry's profile.
+        if PROFILES.get(self.name) is not self:
+            raise TypeError(f"profile {self.name!r} is not the registered one and cannot be pickled by name")
+        return (get_profile, (self.name,))
+
     def apply(self, finding: Finding, facts: StreamFacts | None = None) -> Finding:
         """Return the finding as this profile reports it (severity, known deviation)."""
         for deviation in self.known_deviations:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from checker.captures import expand, load_json_sidecar, read_chunks, request_for, sidecar
+from checker.captures import expand, is_url, load_json_sidecar
 from checker.commands.common import (
     add_engine_arguments,
     baseline_run,
@@ -18,9 +18,9 @@ from checker.commands.common import (
     report_options,
 )
 from checker.commands.config import override_for
-from checker.engine import StreamLinter
 from checker.errors import UsageError
-from checker.http_checks import ExchangeLinter, is_probe_meta
+from checker.executors import ordered_map, usable_cpus
+from checker.lint_job import Job, make_linter, run_job, sidecars
 from checker.oracles import ORACLES
 from checker.report import Summary, get_reporter
 
@@ -54,7 +54,7 @@ one, 2 a usage or I/O error (one line on stderr).
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = EPILOG
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="capture files, directories of *.sse, or - for stdin")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="capture files (.sse, .sse.gz, .sse.zst), directories of them, URLs (s3://, gs://, https://, memory://; the archive extra), or - for stdin")
     parser.add_argument(
         "--request", metavar="FILE",
         help="the request body (JSON) that produced the stream(s); default: the X.request.json sidecar",
@@ -64,7 +64,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also run the real client on each capture and show its outcome next to the prediction "
              f"(implies --clients; one of: {', '.join(sorted(ORACLES))})",
     )
+    parser.add_argument(
+        "--jobs", "-j", type=_positive_int, default=None, metavar="N",
+        help="lint N captures at a time in worker processes (default: the usable cores); "
+             "the report is the same as with -j 1",
+    )
+    parser.add_argument(
+        "--dask", metavar="SCHEDULER", default=None,
+        help="lint on a Dask distributed cluster (tcp://HOST:8786); needs the dask extra and sse-check on the "
+             "workers (docs/archive.md)",
+    )
     add_engine_arguments(parser)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,37 +93,33 @@ def run(args: argparse.Namespace) -> int:
     forced_request = None
     if args.request:
         forced_request = load_json_sidecar(Path(args.request), "--request")
-    sources = expand(args.paths)
-    oracle = _oracle(args.oracle) if getattr(args, "oracle", None) else None
+    sources = expand(args.paths, compressed=True)
+    if args.oracle:
+        _oracle(args.oracle)  # an unavailable client is a usage error before any work
+    jobs = _jobs(args, len(sources))
     gate = baseline_run(args)
     summary = Summary()
     failed = False
     per_path: dict[int, dict[str, Any]] = {}  # the engine options of each matching [[overrides]] entry
+    work = (Job(source, _options_for(args, source, options, per_path), forced_request,
+                forced_request is not None, args.oracle) for source in sources)
     with open_output(args.output) as stream:
         reporter = get_reporter(args.format)(stream, report)
         reporter.start()
-        for source in sources:
-            name = "<stdin>" if source == "-" else str(source)
-            try:
-                request = forced_request if forced_request is not None else (
-                    None if source == "-" else request_for(Path(source))
-                )
-                linter = _linter(source, request, _options_for(args, source, options, per_path))
-                held = bytearray() if oracle is not None else None  # the oracle needs the whole capture
-                for chunk in read_chunks(source):
-                    linter.feed(chunk)
-                    if held is not None:
-                        held += chunk
-            except (OSError, UsageError) as exc:
-                summary.io_errors.append(_io_message(name, exc))
+        for done in ordered_map(run_job, work, jobs=jobs, dask=args.dask, local=lambda job: job.source == "-"):
+            if done.result is None:
+                summary.io_errors.append(done.error or f"{done.name}: unreadable")
                 continue
-            result = gate.apply(gate.key(name), linter.close())
-            if isinstance(linter, ExchangeLinter):  # the text report words a saved probe's answer as probe did
-                report.extra.setdefault("exchanges", {})[name] = _exchange_info(linter.meta)
-            if oracle is not None and held is not None:
-                report.oracles[name] = {args.oracle: oracle(bytes(held))}
+            result = gate.apply(gate.key(done.name), done.result)
+            if done.exchange is not None:  # the text report words a saved probe's answer as probe did
+                report.extra.setdefault("exchanges", {})[done.name] = done.exchange
+            if done.oracles:
+                report.oracles[done.name] = done.oracles
             failed |= summary.add(result, report.fail_on)
-            reporter.file(name, result)
+            reporter.file(done.name, result)
+            # Only what the summary needs is kept: per-capture extras go once reported.
+            report.extra.get("exchanges", {}).pop(done.name, None)
+            report.oracles.pop(done.name, None)
         summary.baselined = gate.hidden
         summary.baseline_note = gate.note()
         reporter.finish(summary)
@@ -118,18 +134,19 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _exchange_info(meta: Any) -> dict[str, Any]:
-    """What the text report needs of a probe's recorded exchange (``X.meta.json``)."""
-    headers = meta.get("headers") if isinstance(meta, dict) else None
-    content_type = next((v for k, v in headers or [] if isinstance(k, str) and k.lower() == "content-type"), None)
-    return {"status": meta.get("status"), "content_type": content_type, "expect": meta.get("expect"),
-            "ending": meta.get("ending") if isinstance(meta.get("ending"), dict) else {}}
+def _jobs(args: argparse.Namespace, captures: int) -> int:
+    """Worker processes for this run: -j N (default: the usable cores), never more than there are captures,
+    and one (no pool to start) for a single capture."""
+    if args.dask is not None and args.jobs is not None:
+        raise UsageError("-j and --dask: give one (the Dask cluster's workers set the parallelism)")
+    wanted = args.jobs if args.jobs is not None else usable_cpus()
+    return max(1, min(wanted, captures))
 
 
 def _options_for(args: argparse.Namespace, source: Path | str, options: dict[str, Any],
                  cache: dict[int, dict[str, Any]]) -> dict[str, Any]:
     """The run's engine options, or those of the configuration's per-path override matching ``source``."""
-    if source == "-":
+    if source == "-" or (isinstance(source, str) and is_url(source)):
         return options
     override = override_for(args, Path(source))
     if override is None:
@@ -140,15 +157,9 @@ def _options_for(args: argparse.Namespace, source: Path | str, options: dict[str
 
 
 def _linter(source: Path | str, request: dict[str, Any] | None, options: dict[str, Any]) -> Any:
-    """The engine for one capture; for a capture saved by ``sse-check probe`` (an ``X.meta.json`` recording
-    its HTTP exchange), the engine plus the HTTP checks, so that lint reports what the probe reported."""
-    if source != "-":
-        meta_file = sidecar(Path(source), "meta")
-        if meta_file.is_file():
-            meta = load_json_sidecar(meta_file)
-            if is_probe_meta(meta):
-                return ExchangeLinter(meta, request=request, **options)
-    return StreamLinter(request=request, **options)
+    """The engine for one capture (with the HTTP checks for a capture saved by ``sse-check probe``)."""
+    meta = None if source == "-" else sidecars(source)[1]
+    return make_linter(request, meta, options)
 
 
 # Public name for the pytest plugin, which must lint a capture exactly as `sse-check lint` does.
@@ -162,9 +173,3 @@ def _oracle(name: str) -> Any:
         return get_oracle(name)
     except (OracleUnavailable, ValueError) as exc:
         raise UsageError(str(exc)) from None
-
-
-def _io_message(name: str, exc: Exception) -> str:
-    if isinstance(exc, OSError):
-        return f"{name}: {exc.strerror or exc}"
-    return str(exc)

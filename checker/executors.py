@@ -1,0 +1,107 @@
+"""Where the captures of a run are linted: in this process, in a local process pool (``-j N``), or on a Dask
+distributed cluster (``--dask ADDRESS``). Every way yields the results in input order, as soon as the next
+one in order is ready, with a bounded number of jobs in flight: a run over millions of captures holds a few
+results at a time, never the archive. Pools and Dask are imported only when used.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+from checker.errors import UsageError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Jobs in flight per worker: enough to keep every worker busy while the head of the line is slow, few enough
+# that memory stays flat (each held result is one capture's findings).
+IN_FLIGHT_PER_WORKER = 4
+
+
+def usable_cpus() -> int:
+    """The cores this process may run on (its affinity mask, as os.process_cpu_count() in Python 3.13)."""
+    counter = getattr(os, "process_cpu_count", None)
+    if counter is not None:
+        return counter() or 1
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def ordered_map(fn: Callable[[T], R], items: Iterable[T], *, jobs: int = 1, dask: str | None = None,
+                local: Callable[[T], bool] = lambda _: False) -> Iterator[R]:
+    """``fn`` over ``items``, results in input order. ``local(item)`` items (stdin) always run here."""
+    if dask is not None:
+        yield from _dask_map(fn, items, dask, local)
+    elif jobs <= 1:
+        yield from map(fn, items)
+    else:
+        yield from _pool_map(fn, items, jobs, local)
+
+
+class _Ready:
+    """A result computed here, standing in the queue of futures."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+def _windowed(submit: Callable[[T], Any], fn: Callable[[T], R], items: Iterable[T], window: int,
+              local: Callable[[T], bool]) -> Iterator[R]:
+    queue: deque[Any] = deque()
+    for item in items:
+        if local(item):
+            # Everything before it first, so a local item never waits behind a full queue it is part of.
+            while queue:
+                yield queue.popleft().result()
+            yield fn(item)
+            continue
+        queue.append(submit(item))
+        if len(queue) >= window:
+            yield queue.popleft().result()
+    while queue:
+        yield queue.popleft().result()
+
+
+def _pool_map(fn: Callable[[T], R], items: Iterable[T], jobs: int, local: Callable[[T], bool]) -> Iterator[R]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # forkserver: workers fork from a clean server that preloaded the engine (fast to start, and safe when the
+    # caller has threads, which plain fork is not); spawn where there is no forkserver.
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload([fn.__module__])
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        try:
+            yield from _windowed(lambda item: pool.submit(fn, item), fn, items, jobs * IN_FLIGHT_PER_WORKER, local)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _dask_map(fn: Callable[[T], R], items: Iterable[T], address: str, local: Callable[[T], bool]) -> Iterator[R]:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--dask needs dask.distributed: pip install 'sse-check[dask]'") from None
+    try:
+        client = Client(address, timeout="30s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise UsageError(f"--dask {address}: cannot connect to the scheduler: {exc}") from None
+    try:
+        workers = sum(client.nthreads().values()) or 1
+        yield from _windowed(lambda item: client.submit(fn, item, pure=False), fn, items,
+                             workers * IN_FLIGHT_PER_WORKER, local)
+    finally:
+        client.close()

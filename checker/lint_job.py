@@ -1,0 +1,125 @@
+"""One capture's lint as a self-contained, picklable job: what ``sse-check lint`` runs per capture, in this
+process, in a process pool (``-j``) or on a Dask worker (``--dask``), and what :mod:`checker.api` runs for
+other engines (Spark, Ray, Beam).
+
+A :class:`Job` names its capture (a path or a URL) and carries the engine options; :func:`run_job` reads
+the capture and its sidecars, lints it and returns a :class:`Done` (the result, or the one-line reason the
+capture could not be read). Nothing here writes a report: results go back to the caller, in input order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from checker.captures import is_url, load_json_sidecar, read_chunks, request_for, sidecar
+from checker.engine import LintResult, StreamLinter
+from checker.errors import UsageError
+from checker.http_checks import ExchangeLinter, is_probe_meta
+
+
+@dataclass(slots=True, frozen=True)
+class Job:
+    source: Path | str  # a path, a URL, or "-" (stdin: only in the calling process)
+    options: dict[str, Any]  # StreamLinter's keyword arguments (checker.commands.common.engine_options)
+    request: dict[str, Any] | None = None  # --request: the same request body for every capture
+    forced_request: bool = False  # True when ``request`` replaces the sidecar (even when it is None)
+    oracle: str | None = None  # --oracle CLIENT: also run that real client on the capture
+
+
+@dataclass(slots=True)
+class Done:
+    name: str
+    result: LintResult | None = None
+    error: str | None = None  # the capture could not be read: one line
+    exchange: dict[str, Any] | None = None  # a saved probe exchange's facts (X.meta.json), for the text report
+    oracles: dict[str, Any] | None = None  # {client: checker.oracles.Outcome}
+
+
+def source_name(source: Path | str) -> str:
+    return "<stdin>" if source == "-" else str(source)
+
+
+def sidecars(source: Path | str) -> tuple[dict[str, Any] | None, Any]:
+    """The request body (``X.request.json``, else the ``request`` of ``X.meta.json``) and the meta sidecar
+    (``X.meta.json``, None when absent) of a capture on disk or at a URL."""
+    if source == "-":
+        return None, None
+    if isinstance(source, str) and is_url(source):
+        from checker.remote import load_url_sidecar, url_sidecar
+
+        request = load_url_sidecar(url_sidecar(source, "request"))
+        meta = load_url_sidecar(url_sidecar(source, "meta"))
+        if not isinstance(request, dict):
+            request = meta.get("request") if isinstance(meta, dict) and isinstance(meta.get("request"), dict) else None
+        return request, meta
+    path = Path(source)
+    meta_file = sidecar(path, "meta")
+    meta = load_json_sidecar(meta_file) if meta_file.is_file() else None
+    return request_for(path), meta
+
+
+def make_linter(request: dict[str, Any] | None, meta: Any, options: dict[str, Any]) -> StreamLinter | ExchangeLinter:
+    """The engine for one capture; for a capture saved by ``sse-check probe`` (an ``X.meta.json`` recording
+    its HTTP exchange), the engine plus the HTTP checks, so that lint reports what the probe reported."""
+    if meta is not None and is_probe_meta(meta):
+        return ExchangeLinter(meta, request=request, **options)
+    return StreamLinter(request=request, **options)
+
+
+def exchange_info(meta: Any) -> dict[str, Any]:
+    """What the text report needs of a probe's recorded exchange (``X.meta.json``)."""
+    headers = meta.get("headers") if isinstance(meta, dict) else None
+    content_type = next((v for k, v in headers or [] if isinstance(k, str) and k.lower() == "content-type"), None)
+    return {"status": meta.get("status"), "content_type": content_type, "expect": meta.get("expect"),
+            "ending": meta.get("ending") if isinstance(meta.get("ending"), dict) else {}}
+
+
+_ORACLES: dict[str, Any] = {}
+
+
+def _oracle(name: str) -> Any:
+    """The real client ``name``, started once per process (a pool worker keeps it)."""
+    if name not in _ORACLES:
+        from checker.oracles import OracleUnavailable, get_oracle
+
+        try:
+            _ORACLES[name] = get_oracle(name)
+        except (OracleUnavailable, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+    return _ORACLES[name]
+
+
+def run_job(job: Job) -> Done:
+    """Read, lint and (with an oracle) run the real client on one capture; never raises for a bad capture."""
+    name = source_name(job.source)
+    try:
+        request, meta = sidecars(job.source)
+        if job.forced_request:
+            request = job.request
+        linter = make_linter(request, meta, job.options)
+        held = bytearray() if job.oracle is not None else None  # the oracle needs the whole capture
+        for chunk in read_chunks(job.source):
+            linter.feed(chunk)
+            if held is not None:
+                held += chunk
+    except (OSError, UsageError) as exc:
+        return Done(name, error=io_message(name, exc))
+    except Exception as exc:  # a remote back-end's own errors (botocore, aiohttp): still one line, no traceback
+        if not (isinstance(job.source, str) and is_url(job.source)):
+            raise
+        return Done(name, error=f"{name}: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}")
+    done = Done(name, result=linter.close())
+    if isinstance(linter, ExchangeLinter):  # the text report words a saved probe's answer as probe did
+        done.exchange = exchange_info(linter.meta)
+    if job.oracle is not None and held is not None:
+        done.oracles = {job.oracle: _oracle(job.oracle)(bytes(held))}
+    return done
+
+
+def io_message(name: str, exc: Exception) -> str:
+    if isinstance(exc, OSError):
+        reason = exc.strerror or str(exc)
+        return f"{name}: {reason}" if reason else f"{name}: {type(exc).__name__}"
+    return str(exc)
