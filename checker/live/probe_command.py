@@ -413,6 +413,7 @@ class ProbeTextReporter(TextReporter):
     exchanges at the end. A failing scenario also gets its timings under the line."""
 
     noun = "scenario"
+    keep_rows = True  # the exchanges table at the end lists every scenario
 
     def facts(self, name: str, result: LintResult) -> str:
         return exchange_facts(getattr(result, "http", None) or {}, result, failed=self.failed(result))

@@ -21,6 +21,7 @@ REPORT_VERSION = 1
 REPORTERS: dict[str, str] = {
     "text": "checker.report.text:TextReporter",
     "json": "checker.report.json_report:JsonReporter",
+    "jsonl": "checker.report.json_report:JsonlReporter",
     "html": "checker.report.html:HtmlReporter",
     "junit": "checker.report.junit:JunitReporter",
     "sarif": "checker.report.sarif:SarifReporter",

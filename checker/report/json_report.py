@@ -29,44 +29,90 @@ def result_dict(name: str, result: LintResult, fail_on: Severity) -> dict[str, A
     }
 
 
+def file_entry(name: str, result: LintResult, options: ReportOptions) -> dict[str, Any]:
+    """One capture's entry of ``files[]`` (and one line of the JSONL report): the result, plus the client
+    matrix with ``--clients`` and the real clients' outcomes with ``--oracle``."""
+    entry = result_dict(name, result, options.fail_on)
+    if options.clients:
+        from checker.compat import matrix
+
+        entry["clients"] = matrix(result).as_dict()
+    outcomes = options.oracles.get(name)
+    if outcomes:
+        entry["oracles"] = {client: outcome.as_dict() for client, outcome in outcomes.items()}
+    return entry
+
+
+def summary_dict(summary: Summary) -> dict[str, Any]:
+    return {
+        "files": summary.files,
+        "failed_files": summary.failed_files,
+        "error": summary.errors,
+        "warning": summary.warnings,
+        "info": summary.infos,
+        "io_errors": summary.io_errors,
+        "baselined": summary.baselined,
+    }
+
+
+def run_header(options: ReportOptions) -> dict[str, Any]:
+    return {
+        "version": REPORT_VERSION,
+        "tool": {"name": "sse-check", "version": __version__},
+        "command": options.command,
+        "profile": options.profile,
+        "fail_on": str(options.fail_on),
+    }
+
+
+# Per-capture facts the text report reads from ReportOptions.extra: not part of the JSON document.
+_INTERNAL_EXTRA = frozenset({"exchanges"})
+
+
 class JsonReporter:
+    """One JSON document, written as the run goes: the header at the start, each ``files[]`` entry as its
+    capture finishes, the summary at the end. Memory stays flat in the number of captures."""
+
     def __init__(self, stream: IO[str], options: ReportOptions) -> None:
         self.stream = stream
         self.options = options
-        self.files: list[dict[str, Any]] = []
+        self.count = 0
+
+    def start(self) -> None:
+        head = json.dumps(run_header(self.options), indent=2, ensure_ascii=False)
+        self.stream.write(head[:-2] + ',\n  "files": [')  # the header object, left open
+
+    def file(self, name: str, result: LintResult) -> None:
+        entry = json.dumps(file_entry(name, result, self.options), indent=2, ensure_ascii=False)
+        self.stream.write(("," if self.count else "") + "\n    " + entry.replace("\n", "\n    "))
+        self.count += 1
+
+    def finish(self, summary: Summary) -> None:
+        tail = {"summary": summary_dict(summary),
+                **{k: v for k, v in self.options.extra.items() if k not in _INTERNAL_EXTRA}}
+        body = json.dumps(tail, indent=2, ensure_ascii=False)
+        self.stream.write(("\n  ]," if self.count else "],") + body[1:] + "\n")
+
+
+class JsonlReporter:
+    """JSON Lines: one record per capture, written (and flushed) as it finishes, the same fields as a JSON
+    report's ``files[]`` entry plus ``"record": "file"``; then one ``"record": "summary"`` line with the
+    run's header and summary. A consumer can read an archive's report as it grows."""
+
+    def __init__(self, stream: IO[str], options: ReportOptions) -> None:
+        self.stream = stream
+        self.options = options
 
     def start(self) -> None:
         pass
 
     def file(self, name: str, result: LintResult) -> None:
-        entry = result_dict(name, result, self.options.fail_on)
-        if self.options.clients:
-            from checker.compat import matrix
-
-            entry["clients"] = matrix(result).as_dict()
-        outcomes = self.options.oracles.get(name)
-        if outcomes:
-            entry["oracles"] = {client: outcome.as_dict() for client, outcome in outcomes.items()}
-        self.files.append(entry)
+        record = {"record": "file", **file_entry(name, result, self.options)}
+        self.stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.stream.flush()
 
     def finish(self, summary: Summary) -> None:
-        document = {
-            "version": REPORT_VERSION,
-            "tool": {"name": "sse-check", "version": __version__},
-            "command": self.options.command,
-            "profile": self.options.profile,
-            "fail_on": str(self.options.fail_on),
-            "files": self.files,
-            "summary": {
-                "files": summary.files,
-                "failed_files": summary.failed_files,
-                "error": summary.errors,
-                "warning": summary.warnings,
-                "info": summary.infos,
-                "io_errors": summary.io_errors,
-                "baselined": summary.baselined,
-            },
-            **self.options.extra,
-        }
-        json.dump(document, self.stream, indent=2, ensure_ascii=False)
-        self.stream.write("\n")
+        record = {"record": "summary", **run_header(self.options), "summary": summary_dict(summary),
+                  **{k: v for k, v in self.options.extra.items() if k not in _INTERNAL_EXTRA}}
+        self.stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.stream.flush()

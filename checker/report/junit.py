@@ -18,6 +18,7 @@ from checker import __version__
 from checker.engine import LintResult
 from checker.findings import Finding
 from checker.report import ReportOptions, Summary
+from checker.report.spool import Spool
 
 # XML 1.0 allows only these characters; a capture can put anything in a message
 # (a NUL, an escape sequence), and one such byte would make the whole report unreadable.
@@ -47,7 +48,9 @@ class JunitReporter:
     def __init__(self, stream: IO[str], options: ReportOptions) -> None:
         self.stream = stream
         self.options = options
-        self.cases: list[ET.Element] = []
+        # Each <testcase> is serialised as its capture finishes (the counts on <testsuites> come first, so the
+        # cases wait in a spool that spills to disk: memory stays flat over an archive).
+        self.cases = Spool()
         self.failures = 0
 
     def start(self) -> None:
@@ -75,7 +78,11 @@ class JunitReporter:
                  f"ended by {result.terminal or 'no terminal event'}")
         out = ET.SubElement(case, "system-out")
         out.text = xml_text("\n".join([facts, *(finding_line(f) for f in below)]))
-        self.cases.append(case)
+        self._add(case)
+
+    def _add(self, case: ET.Element) -> None:
+        ET.indent(case, level=2)
+        self.cases.add("    " + ET.tostring(case, encoding="unicode").rstrip() + "\n")
 
     def finish(self, summary: Summary) -> None:
         for message in summary.io_errors:
@@ -86,9 +93,9 @@ class JunitReporter:
             ET.SubElement(case, "error", {"message": xml_text(reason or message), "type": "io-error"}).text = (
                 xml_text(message)
             )
-            self.cases.append(case)
+            self._add(case)
         counts = {
-            "tests": str(len(self.cases)),
+            "tests": str(self.cases.count),
             "failures": str(self.failures),
             "errors": str(len(summary.io_errors)),
             "skipped": "0",
@@ -106,8 +113,10 @@ class JunitReporter:
             ("baselined", str(summary.baselined)),
         ):
             ET.SubElement(props, "property", {"name": key, "value": value})
-        suite.extend(self.cases)
+        ET.SubElement(suite, "cases-here")  # where the spooled cases go
         ET.indent(root)
+        head, _, tail = ET.tostring(root, encoding="unicode").partition("<cases-here />")
         self.stream.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        self.stream.write(ET.tostring(root, encoding="unicode"))
-        self.stream.write("\n")
+        self.stream.write(head.rstrip(" "))
+        self.cases.copy_to(self.stream)
+        self.stream.write("  " + tail.lstrip("\n ") + "\n")

@@ -23,6 +23,7 @@ from checker.clients import describe
 from checker.engine import LintResult
 from checker.findings import Finding, Severity
 from checker.report import ReportOptions, Summary
+from checker.report.spool import Spool
 from checker.rules import FAMILIES, RULES, Rule
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -71,8 +72,10 @@ class SarifReporter:
         self.options = options
         self.rule_index: dict[str, int] = {}
         self.rules: list[dict[str, Any]] = []
-        self.results: list[dict[str, Any]] = []
-        self.artifacts: list[dict[str, Any]] = []
+        # Results and artifacts are serialised as each capture finishes and spooled (spilling to disk), so
+        # memory stays flat over an archive; the rules that fired are few and stay here.
+        self.results = Spool(",\n")
+        self.artifacts = Spool(",\n")
 
     def start(self) -> None:
         pass
@@ -85,11 +88,11 @@ class SarifReporter:
 
     def file(self, name: str, result: LintResult) -> None:
         uri = artifact_uri(name)
-        artifact = len(self.artifacts)
-        self.artifacts.append({"location": {"uri": uri}, "length": result.bytes})
+        artifact = self.artifacts.count
+        self.artifacts.add(_item({"location": {"uri": uri}, "length": result.bytes}))
         scenario = scenario_key(name)
         for finding in result.findings:
-            self.results.append(self._result(finding, uri, artifact, scenario))
+            self.results.add(_item(self._result(finding, uri, artifact, scenario)))
 
     def _result(self, finding: Finding, uri: str, artifact: int, scenario: str) -> dict[str, Any]:
         pos = finding.position
@@ -142,8 +145,8 @@ class SarifReporter:
                 "rules": self.rules,
             }},
             "invocations": [invocation],
-            "artifacts": self.artifacts,
-            "results": self.results,
+            "artifacts": "\0artifacts",
+            "results": "\0results",
             # Lines and columns are counted the way the engine counts them.
             "columnKind": "unicodeCodePoints",
             "properties": {
@@ -154,5 +157,18 @@ class SarifReporter:
             },
         }
         document = {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
-        json.dump(document, self.stream, indent=2, ensure_ascii=False)
-        self.stream.write("\n")
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        # The spooled arrays go where their placeholders are (a capture's text is escaped by json, so no
+        # string of the document can contain the NUL of a placeholder).
+        before, _, rest = text.partition('"\\u0000artifacts"')
+        middle, _, after = rest.partition('"\\u0000results"')
+        for chunk, spool in ((before, self.artifacts), (middle, self.results)):
+            self.stream.write(chunk + "[\n")
+            spool.copy_to(self.stream)
+            self.stream.write("\n      ]")
+        self.stream.write(after + "\n")
+
+
+def _item(value: dict[str, Any]) -> str:
+    """One element of a top-level array of the run, indented as json.dump(indent=2) would place it."""
+    return "        " + json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n        ")

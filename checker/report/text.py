@@ -81,7 +81,10 @@ class DeviationGroup:
     findings: int = 0  # reported findings (a repeated message is one, with its count)
     codes: list[str] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
-    captures: set[str] = field(default_factory=set)
+    # Captures it was seen in: a count, not the names (a run over an archive must not hold every name); the
+    # reporter sees each capture once, so the last name is enough to count it once.
+    captures: int = 0
+    last: str | None = None
 
     def add(self, name: str, finding: Finding) -> None:
         self.count += finding.occurrences
@@ -91,7 +94,9 @@ class DeviationGroup:
         event = finding.position.event_type
         if event and event not in self.events:
             self.events.append(event)
-        self.captures.add(name)
+        if name != self.last:
+            self.captures += 1
+            self.last = name
 
 
 @dataclass(slots=True)
@@ -101,17 +106,23 @@ class RuleTotal:
     severity: Severity
     findings: int = 0
     occurrences: int = 0
-    captures: set[str] = field(default_factory=set)
+    captures: int = 0  # as DeviationGroup.captures
+    last: str | None = None
 
 
 class TextReporter:
     # What a capture is called in the summary ("capture", "scenario").
     noun = "capture"
 
+    # Whether every (name, result) is kept in ``rows`` for a table at the end (probe's handful of scenarios);
+    # lint keeps only counts, so its memory stays flat over an archive.
+    keep_rows = False
+
     def __init__(self, stream: IO[str], options: ReportOptions) -> None:
         self.console = make_console(stream, options.color)
         self.options = options
         self.rows: list[tuple[str, LintResult]] = []
+        self.count = 0
         self.deviations: dict[str, DeviationGroup] = {}
         self.totals: dict[str, RuleTotal] = {}
         self.not_shown = 0
@@ -153,7 +164,9 @@ class TextReporter:
             total.severity = max(total.severity, finding.severity)
             total.findings += 1
             total.occurrences += finding.occurrences
-            total.captures.add(name)
+            if name != total.last:
+                total.captures += 1
+                total.last = name
             shown.append(finding)
         return shown, grouped
 
@@ -166,7 +179,9 @@ class TextReporter:
         return stream_facts(result)
 
     def file(self, name: str, result: LintResult) -> None:
-        self.rows.append((name, result))
+        self.count += 1
+        if self.keep_rows:
+            self.rows.append((name, result))
         failed = self.failed(result)
         shown, grouped = self.split(name, result)
         if self.options.quiet and not failed:
@@ -207,9 +222,9 @@ class TextReporter:
         if not self.options.quiet:
             if self.deviations:
                 self.print_deviations()
-            if len(self.rows) > 1 and self.totals:
+            if self.count > 1 and self.totals:
                 self.print_totals()
-            if self.deviations or (len(self.rows) > 1 and self.totals):
+            if self.deviations or (self.count > 1 and self.totals):
                 c.print()
         for error in summary.io_errors:
             c.print(Text(f"error: {safe_text(error)}", style="bold red"))
@@ -234,8 +249,8 @@ class TextReporter:
             events = [e.removeprefix("response.") for e in group.events]
             covers = ("on " + ", ".join(events)) if len(events) <= EVENTS_NAMED else f"on {len(events)} event types"
             where = []
-            if len(self.rows) > 1:
-                where.append(f"{len(group.captures)} {self.noun}{'s' if len(group.captures) != 1 else ''}")
+            if self.count > 1:
+                where.append(f"{group.captures} {self.noun}{'s' if group.captures != 1 else ''}")
             if events:
                 where.append(covers)
             text = Text(_deviation_what(group.description))
@@ -252,10 +267,10 @@ class TextReporter:
         table.add_column("findings", justify="right", no_wrap=True)
         table.add_column(f"{self.noun}s", justify="right", no_wrap=True)
         table.add_column("name", overflow="fold")
-        for total in sorted(self.totals.values(), key=lambda t: (-t.severity, -len(t.captures), t.code)):
+        for total in sorted(self.totals.values(), key=lambda t: (-t.severity, -t.captures, t.code)):
             count = str(total.findings) + (f" (×{total.occurrences})" if total.occurrences > total.findings else "")
             table.add_row(Text(total.code, style=SEVERITY_STYLE[total.severity]), str(total.severity), count,
-                          str(len(total.captures)), total.name)
+                          str(total.captures), total.name)
         self.console.print(table)
 
     def print_summary(self, summary: Summary) -> None:
