@@ -29,6 +29,7 @@ from checker.report import ReportOptions, Summary
 from checker.report.html_svg import esc, render_lanes
 from checker.report.html_tables import client_rows, client_table, findings_table, items_block
 from checker.report.lanes import Timeline, arrival_times, build_timeline
+from checker.report.spool import Spool
 
 # Columns of the picture: past this many events, events are folded into columns.
 MAX_COLUMNS = 1500
@@ -40,37 +41,88 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline
        "base-uri 'none'; form-action 'none'")
 
 
+# An archive's report stays one page a browser opens: the first FULL_RUN captures each get a section (a run
+# of a few hundred captures is drawn whole, as always); past them only failing captures do, up to
+# MAX_SECTIONS in all, and the index lists at most MAX_INDEX_ROWS captures. The page says what it left out.
+FULL_RUN = 300
+MAX_SECTIONS = 500
+MAX_INDEX_ROWS = 1000
+
+
 @dataclass(slots=True)
 class IndexRow:
-    anchor: str
+    """What the index shows of one capture (never the result itself: the page must not hold the run)."""
+
+    anchor: str | None  # None: no section on the page
     name: str
     failed: bool
-    result: LintResult
+    events: int
+    counts: tuple[int, int, int]
+    terminal: str | None
+    codes: str
+    http: dict[str, Any]
 
 
 class HtmlReporter:
-    """Collects one section per ``file()`` and writes the page at ``finish()``."""
+    """Renders one section per ``file()`` as it comes (spooled, so memory stays flat), and writes the page
+    at ``finish()``."""
 
     def __init__(self, stream: IO[str], options: ReportOptions) -> None:
         self.stream = stream
         self.options = options
-        self.sections: list[str] = []
+        self.sections = Spool()
         self.index: list[IndexRow] = []
+        self.seen = 0
+        self.left_out = {"failing": 0, "passing": 0}  # captures with no section
+        self.unlisted = 0  # captures not in the index either
 
     def start(self) -> None:
         pass
 
     def file(self, name: str, result: LintResult) -> None:
-        number = len(self.sections)
-        anchor = f"cap-{number}"
+        self.seen += 1
         failed = any(f.severity >= self.options.fail_on for f in result.findings)
-        self.index.append(IndexRow(anchor, name, failed, result))
-        self.sections.append(render_section(anchor, name, result, self.options, failed))
+        drawn = self.sections.count < MAX_SECTIONS and (failed or self.seen <= FULL_RUN)
+        anchor = f"cap-{self.sections.count}" if drawn else None
+        if drawn:
+            self.sections.add(render_section(anchor, name, result, self.options, failed))
+        else:
+            self.left_out["failing" if failed else "passing"] += 1
+        if drawn or len(self.index) < MAX_INDEX_ROWS:
+            self.index.append(IndexRow(anchor, name, failed, result.events,
+                                       (result.count(Severity.ERROR), result.count(Severity.WARNING),
+                                        result.count(Severity.INFO)),
+                                       result.terminal, " ".join(result.codes()), _http_facts(result)))
+        else:
+            self.unlisted += 1
 
     def finish(self, summary: Summary) -> None:
-        page = render_page(self.options, summary, self.index, self.sections)
+        head, _, tail = render_page(self.options, summary, self.index, ["\0sections"],
+                                    self._left_out_note()).partition("\0sections")
         # A capture's text may hold lone surrogates; the file must still be UTF-8.
-        self.stream.write(page.encode("utf-8", "replace").decode("utf-8"))
+        self.stream.write(_utf8(head))
+        self.sections.file.seek(0)
+        while block := self.sections.file.read(2**20):
+            self.stream.write(_utf8(block))
+        self.sections.file.close()
+        self.stream.write(_utf8(tail))
+
+    def _left_out_note(self) -> str:
+        failing, passing = self.left_out["failing"], self.left_out["passing"]
+        if not failing and not passing:
+            return ""
+        noun = _noun(self.options)
+        parts = [f"This page draws {self.sections.count} of {self.seen} {noun}s: every one of the first "
+                 f"{FULL_RUN}, then only failing ones, {MAX_SECTIONS} at most. Left out: {passing} passing and "
+                 f"{failing} failing {noun}(s)"]
+        if self.unlisted:
+            parts.append(f"; {self.unlisted} of them are not in the index either")
+        parts.append(". Every capture's findings: --format jsonl (or json).")
+        return "".join(parts)
+
+
+def _utf8(text: str) -> str:
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 # -- the page -------------------------------------------------------------------
@@ -80,7 +132,8 @@ def _asset(name: str) -> str:
     return resources.files("checker.report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
-def render_page(options: ReportOptions, summary: Summary, index: list[IndexRow], sections: list[str]) -> str:
+def render_page(options: ReportOptions, summary: Summary, index: list[IndexRow], sections: list[str],
+                left_out: str = "") -> str:
     """The whole document: head with inline CSS, the run's totals and legend, the index, the sections."""
     title = f"sse-check {options.command} report"
     totals = (f"{summary.files} {_noun(options)}(s): {summary.failed_files} failed at --fail-on "
@@ -96,6 +149,7 @@ def render_page(options: ReportOptions, summary: Summary, index: list[IndexRow],
         f"{esc(options.profile)} · fail on {esc(options.fail_on)}</p>"
         f'<p class="totals">{esc(totals)}</p>'
         + (f'<ul class="io-errors">{errors}</ul>' if errors else "")
+        + (f'<p class="left-out">{esc(left_out)}</p>' if left_out else "")
         + _legend()
         + "</header><main>"
         + _index_table(index, options)
@@ -120,17 +174,19 @@ def _legend() -> str:
 
 
 def _index_table(index: list[IndexRow], options: ReportOptions) -> str:
-    live = any(_http_facts(row.result) for row in index)
+    live = any(row.http for row in index)
     rows = []
     for row in index:
-        r = row.result
         verdict = '<span class="verdict breaks">FAIL</span>' if row.failed else '<span class="verdict ok">ok</span>'
+        errors, warnings, infos = row.counts
+        link = (f'<a href="#{row.anchor}">{esc(row.name)}</a>' if row.anchor
+                else f'{esc(row.name)} <span class="none">(not drawn)</span>')
         rows.append(
-            f'<tr data-anchor="{row.anchor}"><td><a href="#{row.anchor}">{esc(row.name)}</a></td><td>{verdict}</td>'
-            f"<td class=\"n\">{r.events}</td><td class=\"n\">{r.count(Severity.ERROR)}</td>"
-            f"<td class=\"n\">{r.count(Severity.WARNING)}</td><td class=\"n\">{r.count(Severity.INFO)}</td>"
-            f"<td>{esc(r.terminal or 'no terminal event')}</td>{_http_cell(r) if live else ''}"
-            f"<td class=\"codes\">{esc(' '.join(r.codes()))}</td></tr>"
+            f'<tr data-anchor="{row.anchor or ""}"><td>{link}</td><td>{verdict}</td>'
+            f"<td class=\"n\">{row.events}</td><td class=\"n\">{errors}</td>"
+            f"<td class=\"n\">{warnings}</td><td class=\"n\">{infos}</td>"
+            f"<td>{esc(row.terminal or 'no terminal event')}</td>{_http_cell(row.http) if live else ''}"
+            f"<td class=\"codes\">{esc(row.codes)}</td></tr>"
         )
     return (
         f'<section class="index"><h2>Index</h2><table class="index-table"><thead><tr><th>{_noun(options)}</th>'
@@ -140,8 +196,7 @@ def _index_table(index: list[IndexRow], options: ReportOptions) -> str:
     )
 
 
-def _http_cell(result: LintResult) -> str:
-    info = _http_facts(result)
+def _http_cell(info: dict[str, Any]) -> str:
     recorded = info.get("timings")
     timings: dict[str, Any] = recorded if isinstance(recorded, dict) else {}
     parts = [str(info.get("status", "–"))]

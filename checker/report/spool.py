@@ -13,7 +13,8 @@ IN_MEMORY = 8 * 2**20
 
 class Spool:
     def __init__(self, separator: str = "") -> None:
-        self.file = tempfile.SpooledTemporaryFile(max_size=IN_MEMORY, mode="w+", encoding="utf-8")
+        self.file = tempfile.SpooledTemporaryFile(max_size=IN_MEMORY, mode="w+", encoding="utf-8",
+                                                    errors="surrogatepass")
         self.separator = separator
         self.count = 0
 
