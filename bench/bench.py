@@ -11,8 +11,12 @@ Speed: events per second, best of --repeat runs, for
 Memory: peak RSS of `sse-check lint` on a generated capture of --memory-mb megabytes,
 next to the peak RSS of the same interpreter importing the same modules and linting nothing.
 
+Parallel lint: wall time of `sse-check lint DIR -j 1` and `-j 2` on the same generated archive of small
+captures (--parallel-captures; 0 skips), JSONL report to /dev/null; the speed-up is their ratio.
+
 Targets (issue "lint engine"): sse-check >= 1.0x httpx-sse + json.loads, >= 25x openai-python,
-peak RSS < 100 MB on a 400 MB capture. A benchmark, never a timed test.
+peak RSS < 100 MB on a 400 MB capture; (issue "scale") -j 2 >= 1.6x -j 1 on 2 cores. A benchmark, never a
+timed test.
 """
 
 from __future__ import annotations
@@ -136,6 +140,51 @@ def peak_rss_mb(args: list[str]) -> float:
     return int(out.stdout.strip()) / 1024
 
 
+def bench_speed(stream: Path, args: argparse.Namespace) -> None:
+    """Single-stream events/s: sse-check against httpx-sse + json.loads and openai-python, same file."""
+    n = write_stream(stream, events=args.events)
+    blocks = chunks(stream)
+    size = stream.stat().st_size
+    print(f"stream: {n} events, {size / 1e6:.1f} MB, conforming (lint must find nothing)")
+    ours = rate(lambda: run_sse_check(blocks), args.repeat)
+    theirs = rate(lambda: run_httpx_sse(blocks), args.repeat)
+    sample = parsed_events(blocks, args.openai_events)
+    openai_rate = rate(lambda: run_openai_python(sample), max(1, args.repeat - 1))
+    print(f"sse-check lint (all rules + schemas): {ours:>12,.0f} events/s")
+    print(f"httpx-sse + json.loads:               {theirs:>12,.0f} events/s")
+    print(f"openai-python ResponseStreamState:    {openai_rate:>12,.0f} events/s  ({len(sample)} events)")
+    print(f"ratio vs httpx-sse + json.loads: {ours / theirs:.2f}x   (target >= 1.0x)")
+    print(f"ratio vs openai-python:          {ours / openai_rate:.1f}x   (target >= 25x)")
+
+
+def bench_parallel(folder: Path, captures: int, repeat: int) -> None:
+    """The -j speed-up: the same archive linted with 1 and 2 worker processes, best of ``repeat`` each."""
+    folder.mkdir()
+    for i in range(captures):
+        builder = StreamBuilder()
+        builder.reasoning([f" r{i % 13}" for _ in range(40)]).message([f" w{i % 97}" for _ in range(300)])
+        events = list(builder.events())
+        if i % 9 == 0:
+            del events[-1]  # a failing capture now and then: findings travel back from the workers too
+        with (folder / f"c{i:05d}.sse").open("wb") as handle:
+            for event in events:
+                handle.write(encode_event(event))
+    size = sum(p.stat().st_size for p in folder.iterdir())
+    print(f"parallel run: {captures} captures, {size / 1e6:.1f} MB, `sse-check lint DIR -j N --format jsonl`")
+    times = {}
+    for jobs in (1, 2):
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "checker", "lint", str(folder), "-j", str(jobs), "--format",
+                            "jsonl", "-o", os.devnull, "--isolated"], check=False)
+            best = min(best, time.perf_counter() - start)
+        times[jobs] = best
+        print(f"-j {jobs}: {best:6.2f} s  ({captures / best:,.0f} captures/s)")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"speed-up -j 2 vs -j 1: {times[1] / times[2]:.2f}x   (target >= 1.6x on 2 cores; usable cores: {cores})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=200_000)
@@ -143,24 +192,17 @@ def main() -> int:
     parser.add_argument("--openai-events", type=int, default=50_000,
                         help="events fed to openai-python (it is slow; its rate is per event)")
     parser.add_argument("--memory-mb", type=int, default=400, help="size of the memory run's capture; 0 skips it")
+    parser.add_argument("--parallel-captures", type=int, default=600,
+                        help="captures in the -j 1 vs -j 2 run; 0 skips it")
+    parser.add_argument("--speed", action=argparse.BooleanOptionalAction, default=True,
+                        help="run the single-stream speed comparison (--no-speed skips it)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="sse-check-bench-") as tmp:
-        stream = Path(tmp) / "bench.sse"
-        n = write_stream(stream, events=args.events)
-        blocks = chunks(stream)
-        size = stream.stat().st_size
-        print(f"stream: {n} events, {size / 1e6:.1f} MB, conforming (lint must find nothing)")
-        ours = rate(lambda: run_sse_check(blocks), args.repeat)
-        theirs = rate(lambda: run_httpx_sse(blocks), args.repeat)
-        sample = parsed_events(blocks, args.openai_events)
-        openai_rate = rate(lambda: run_openai_python(sample), max(1, args.repeat - 1))
-        print(f"sse-check lint (all rules + schemas): {ours:>12,.0f} events/s")
-        print(f"httpx-sse + json.loads:               {theirs:>12,.0f} events/s")
-        print(f"openai-python ResponseStreamState:    {openai_rate:>12,.0f} events/s  ({len(sample)} events)")
-        print(f"ratio vs httpx-sse + json.loads: {ours / theirs:.2f}x   (target >= 1.0x)")
-        print(f"ratio vs openai-python:          {ours / openai_rate:.1f}x   (target >= 25x)")
-
+        if args.parallel_captures:
+            bench_parallel(Path(tmp) / "archive", args.parallel_captures, max(1, min(3, args.repeat)))
+        if args.speed:
+            bench_speed(Path(tmp) / "bench.sse", args)
         if args.memory_mb:
             big = Path(tmp) / "big.sse"
             start = time.perf_counter()

@@ -96,7 +96,7 @@ def _dask_map(fn: Callable[[T], R], items: Iterable[T], address: str, local: Cal
     except ImportError:
         raise UsageError("--dask needs dask.distributed: pip install 'sse-check[dask]'") from None
     try:
-        client = Client(address, timeout="30s", set_as_default=False)
+        client = Client(address, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise UsageError(f"--dask {address}: cannot connect to the scheduler: {exc}") from None
     try:

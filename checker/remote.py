@@ -26,8 +26,8 @@ def _filesystem(url: str) -> tuple[Any, str]:
         raise UsageError(f"{url}: reading URLs needs fsspec: {EXTRA_HINT}") from None
     try:
         return fsspec.core.url_to_fs(url)  # type: ignore[no-any-return]
-    except ImportError as exc:  # s3fs, gcsfs, aiohttp...: fsspec says which package it wanted
-        raise UsageError(f"{url}: {_first_line(exc)} ({EXTRA_HINT})") from None
+    except ImportError as exc:  # s3fs, gcsfs, aiohttp...: fsspec's message names the package it wanted
+        raise UsageError(f"{url}: {_first_line(exc)}") from None
     except ValueError as exc:  # an unknown protocol
         raise UsageError(f"{url}: {_first_line(exc)}") from None
 
