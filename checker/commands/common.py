@@ -34,7 +34,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = Tr
                         help="skip these rules (codes, prefixes or names); repeatable")
     parser.add_argument("--fail-on", default=None, choices=["error", "warning", "info"],
                         help="lowest severity that makes the exit code 1 (default: warning)")
-    parser.add_argument("--format", default="text", choices=reporter_names(), help="report format (default: text)")
+    parser.add_argument("--format", default="text", choices=reporter_names(), metavar="FORMAT",
+                        help=f"report format: {', '.join(reporter_names())} (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
                         help="colour in the text report (NO_COLOR is honoured)")

@@ -481,8 +481,9 @@ class ProbeTextReporter(TextReporter):
 class ProbeJsonReporter(JsonReporter):
     """lint's JSON document; each file entry (a scenario) adds ``http``, the document ``target`` and ``skipped``."""
 
-    def file(self, name: str, result: LintResult) -> None:
-        super().file(name, result)
+    def entry(self, name: str, result: LintResult) -> dict[str, Any]:
+        entry = super().entry(name, result)
         info = getattr(result, "http", None)
         if info is not None:
-            self.files[-1]["http"] = info
+            entry["http"] = info
+        return entry

@@ -319,11 +319,12 @@ class ProxyTextReporter(ProbeTextReporter):
 class ProxyJsonReporter(ProbeJsonReporter):
     """lint's JSON document; each answer adds ``http`` and ``proxy`` (its request, conversation, usage)."""
 
-    def file(self, name: str, result: Any) -> None:
-        super().file(name, result)
+    def entry(self, name: str, result: Any) -> dict[str, Any]:
+        entry = super().entry(name, result)
         info = getattr(result, "proxy", None)
         if info is not None:
-            self.files[-1]["proxy"] = info
+            entry["proxy"] = info
+        return entry
 
 
 # --- the server ----------------------------------------------------------------------------------------

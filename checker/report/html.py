@@ -84,7 +84,7 @@ class HtmlReporter:
         failed = any(f.severity >= self.options.fail_on for f in result.findings)
         drawn = self.sections.count < MAX_SECTIONS and (failed or self.seen <= FULL_RUN)
         anchor = f"cap-{self.sections.count}" if drawn else None
-        if drawn:
+        if anchor is not None:
             self.sections.add(render_section(anchor, name, result, self.options, failed))
         else:
             self.left_out["failing" if failed else "passing"] += 1

@@ -82,8 +82,12 @@ class JsonReporter:
         head = json.dumps(run_header(self.options), indent=2, ensure_ascii=False)
         self.stream.write(head[:-2] + ',\n  "files": [')  # the header object, left open
 
+    def entry(self, name: str, result: LintResult) -> dict[str, Any]:
+        """One ``files[]`` entry; probe and proxy add their facts of the exchange here."""
+        return file_entry(name, result, self.options)
+
     def file(self, name: str, result: LintResult) -> None:
-        entry = json.dumps(file_entry(name, result, self.options), indent=2, ensure_ascii=False)
+        entry = json.dumps(self.entry(name, result), indent=2, ensure_ascii=False)
         self.stream.write(("," if self.count else "") + "\n    " + entry.replace("\n", "\n    "))
         self.count += 1
 
