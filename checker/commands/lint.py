@@ -40,11 +40,17 @@ examples:
   sse-check lint captures/ --select ITM,CNT --ignore ITM011 --fail-on error
   sse-check lint captures/ --write-baseline known.json
   sse-check lint captures/ --baseline known.json   only new findings fail
+  sse-check lint archive/ -j 8 --format jsonl -o out.jsonl
+                                        an archive: 8 worker processes, one
+                                        JSON line per capture as it finishes
+  sse-check lint s3://bucket/2026-12-01/ --dask tcp://scheduler:8786
+                                        from object storage, on a Dask
+                                        cluster (docs/archive.md)
 
 A capture is a streamed response body as received (curl -N, or
 `sse-check probe --save DIR`). Each finding names its rule (`sse-check rules
 CODE` explains it), where it is (line:column, event) and the clients it
-breaks. Formats: text, json, html, junit, sarif, github, markdown.
+breaks. Formats: text, json, jsonl, html, junit, sarif, github, markdown.
 
 Exit codes: 0 no finding at or above --fail-on (default: warning), 1 at least
 one, 2 a usage or I/O error (one line on stderr).
