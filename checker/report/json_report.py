@@ -77,10 +77,17 @@ class JsonReporter:
         self.stream = stream
         self.options = options
         self.count = 0
+        self.opened = False
 
     def start(self) -> None:
-        head = json.dumps(run_header(self.options), indent=2, ensure_ascii=False)
-        self.stream.write(head[:-2] + ',\n  "files": [')  # the header object, left open
+        pass  # the header is written with the first entry: a run that fails before any (probe of an
+        # unreachable server) leaves stdout empty, as its one-line error expects
+
+    def _open(self) -> None:
+        if not self.opened:
+            head = json.dumps(run_header(self.options), indent=2, ensure_ascii=False)
+            self.stream.write(head[:-2] + ',\n  "files": [')  # the header object, left open
+            self.opened = True
 
     def entry(self, name: str, result: LintResult) -> dict[str, Any]:
         """One ``files[]`` entry; probe and proxy add their facts of the exchange here."""
@@ -88,6 +95,7 @@ class JsonReporter:
 
     def file(self, name: str, result: LintResult) -> None:
         entry = json.dumps(self.entry(name, result), indent=2, ensure_ascii=False)
+        self._open()
         self.stream.write(("," if self.count else "") + "\n    " + entry.replace("\n", "\n    "))
         self.count += 1
 
@@ -95,6 +103,7 @@ class JsonReporter:
         tail = {"summary": summary_dict(summary),
                 **{k: v for k, v in self.options.extra.items() if k not in _INTERNAL_EXTRA}}
         body = json.dumps(tail, indent=2, ensure_ascii=False)
+        self._open()
         self.stream.write(("\n  ]," if self.count else "],") + body[1:] + "\n")
 
 
