@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, TypeVar
 
 from checker.errors import UsageError
@@ -33,7 +33,7 @@ def usable_cpus() -> int:
 
 
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], *, jobs: int = 1, dask: str | None = None,
-                local: Callable[[T], bool] = lambda _: False) -> Iterator[R]:
+                local: Callable[[T], bool] = lambda _: False) -> Generator[R, None, None]:
     """``fn`` over ``items``, results in input order. ``local(item)`` items (stdin) always run here."""
     if dask is not None:
         yield from _dask_map(fn, items, dask, local)
@@ -85,8 +85,8 @@ def _pool_map(fn: Callable[[T], R], items: Iterable[T], jobs: int, local: Callab
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         try:
             yield from _windowed(lambda item: pool.submit(fn, item), fn, items, jobs * IN_FLIGHT_PER_WORKER, local)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
+        except BaseException:  # GeneratorExit too (the caller stopped reading: a closed pipe, an error)
+            pool.shutdown(wait=True, cancel_futures=True)  # workers gone before the interpreter's exit hooks
             raise
 
 

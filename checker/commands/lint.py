@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -112,20 +113,24 @@ def run(args: argparse.Namespace) -> int:
     with open_output(args.output) as stream:
         reporter = get_reporter(args.format)(stream, report)
         reporter.start()
-        for done in ordered_map(run_job, work, jobs=jobs, dask=args.dask, local=lambda job: job.source == "-"):
-            if done.result is None:
-                summary.io_errors.append(done.error or f"{done.name}: unreadable")
-                continue
-            result = gate.apply(gate.key(done.name), done.result)
-            if done.exchange is not None:  # the text report words a saved probe's answer as probe did
-                report.extra.setdefault("exchanges", {})[done.name] = done.exchange
-            if done.oracles:
-                report.oracles[done.name] = done.oracles
-            failed |= summary.add(result, report.fail_on)
-            reporter.file(done.name, result)
-            # Only what the summary needs is kept: per-capture extras go once reported.
-            report.extra.get("exchanges", {}).pop(done.name, None)
-            report.oracles.pop(done.name, None)
+        # Closed as soon as the loop ends, even by an exception (a closed pipe): the pool's workers are shut
+        # down then, not whenever the generator happens to be collected (after the exit hooks).
+        with contextlib.closing(ordered_map(run_job, work, jobs=jobs, dask=args.dask,
+                                            local=lambda job: job.source == "-")) as results:
+            for done in results:
+                if done.result is None:
+                    summary.io_errors.append(done.error or f"{done.name}: unreadable")
+                    continue
+                result = gate.apply(gate.key(done.name), done.result)
+                if done.exchange is not None:  # the text report words a saved probe's answer as probe did
+                    report.extra.setdefault("exchanges", {})[done.name] = done.exchange
+                if done.oracles:
+                    report.oracles[done.name] = done.oracles
+                failed |= summary.add(result, report.fail_on)
+                reporter.file(done.name, result)
+                # Only what the summary needs is kept: per-capture extras go once reported.
+                report.extra.get("exchanges", {}).pop(done.name, None)
+                report.oracles.pop(done.name, None)
         summary.baselined = gate.hidden
         summary.baseline_note = gate.note()
         reporter.finish(summary)
