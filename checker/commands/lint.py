@@ -45,8 +45,8 @@ examples:
                                         an archive: 8 worker processes, one
                                         JSON line per capture as it finishes
   sse-check lint s3://bucket/2026-12-01/ --dask tcp://scheduler:8786
-                                        from object storage, on a Dask
-                                        cluster (docs/archive.md)
+                                        from object storage (the archive
+                                        extra), on a Dask cluster
 
 A capture is a streamed response body as received (curl -N, or
 `sse-check probe --save DIR`). Each finding names its rule (`sse-check rules
@@ -78,8 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--dask", metavar="SCHEDULER", default=None,
-        help="lint on a Dask distributed cluster (tcp://HOST:8786); needs the dask extra and sse-check on the "
-             "workers (docs/archive.md)",
+        help="lint on a Dask distributed cluster (tcp://HOST:8786); needs the dask extra here and sse-check "
+             "on the workers",
     )
     add_engine_arguments(parser)
 
