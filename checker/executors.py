@@ -16,9 +16,9 @@ from checker.errors import UsageError
 T = TypeVar("T")
 R = TypeVar("R")
 
-# Jobs in flight per worker: enough to keep every worker busy while the head of the line is slow, few enough
-# that memory stays flat (each held result is one capture's findings).
-IN_FLIGHT_PER_WORKER = 4
+# Batches in flight per worker: enough to keep every worker busy while the head of the line is slow, few
+# enough that memory stays flat (each held result is one capture's findings).
+IN_FLIGHT_PER_WORKER = 3
 
 
 def usable_cpus() -> int:
@@ -43,8 +43,18 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], *, jobs: int = 1, dask
         yield from _pool_map(fn, items, jobs, local)
 
 
+# Captures per task sent to a worker: one task per capture costs more in pickling and messages than linting a
+# small capture does; a batch amortises it (results still come back in order, batch by batch).
+BATCH = 16
+
+
+def run_batch(fn: Callable[[T], R], batch: list[T]) -> list[R]:
+    """What a worker runs: ``fn`` over a batch of items."""
+    return [fn(item) for item in batch]
+
+
 class _Ready:
-    """A result computed here, standing in the queue of futures."""
+    """Results computed here, standing in the queue of futures."""
 
     __slots__ = ("value",)
 
@@ -55,21 +65,31 @@ class _Ready:
         return self.value
 
 
-def _windowed(submit: Callable[[T], Any], fn: Callable[[T], R], items: Iterable[T], window: int,
+def _windowed(submit: Callable[[list[T]], Any], fn: Callable[[T], R], items: Iterable[T], window: int,
               local: Callable[[T], bool]) -> Iterator[R]:
+    """Batches of ``items`` submitted ``window`` at a time, their results yielded in order; a ``local`` item
+    is run here, in its place."""
     queue: deque[Any] = deque()
+    batch: list[T] = []
+
+    def flush() -> None:
+        if batch:
+            queue.append(submit(list(batch)))
+            batch.clear()
+
     for item in items:
         if local(item):
-            # Everything before it first, so a local item never waits behind a full queue it is part of.
-            while queue:
-                yield queue.popleft().result()
-            yield fn(item)
-            continue
-        queue.append(submit(item))
-        if len(queue) >= window:
-            yield queue.popleft().result()
+            flush()
+            queue.append(_Ready([fn(item)]))
+        else:
+            batch.append(item)
+            if len(batch) >= BATCH:
+                flush()
+        while len(queue) >= window:
+            yield from queue.popleft().result()
+    flush()
     while queue:
-        yield queue.popleft().result()
+        yield from queue.popleft().result()
 
 
 def _pool_map(fn: Callable[[T], R], items: Iterable[T], jobs: int, local: Callable[[T], bool]) -> Iterator[R]:
@@ -84,7 +104,8 @@ def _pool_map(fn: Callable[[T], R], items: Iterable[T], jobs: int, local: Callab
         context.set_forkserver_preload([fn.__module__])
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         try:
-            yield from _windowed(lambda item: pool.submit(fn, item), fn, items, jobs * IN_FLIGHT_PER_WORKER, local)
+            yield from _windowed(lambda batch: pool.submit(run_batch, fn, batch), fn, items,
+                                 jobs * IN_FLIGHT_PER_WORKER, local)
         except BaseException:  # GeneratorExit too (the caller stopped reading: a closed pipe, an error)
             pool.shutdown(wait=True, cancel_futures=True)  # workers gone before the interpreter's exit hooks
             raise
@@ -101,7 +122,7 @@ def _dask_map(fn: Callable[[T], R], items: Iterable[T], address: str, local: Cal
         raise UsageError(f"--dask {address}: cannot connect to the scheduler: {exc}") from None
     try:
         workers = sum(client.nthreads().values()) or 1
-        yield from _windowed(lambda item: client.submit(fn, item, pure=False), fn, items,
+        yield from _windowed(lambda batch: client.submit(run_batch, fn, batch, pure=False), fn, items,
                              workers * IN_FLIGHT_PER_WORKER, local)
     finally:
         client.close()
