@@ -192,7 +192,7 @@ def main() -> int:
     parser.add_argument("--openai-events", type=int, default=50_000,
                         help="events fed to openai-python (it is slow; its rate is per event)")
     parser.add_argument("--memory-mb", type=int, default=400, help="size of the memory run's capture; 0 skips it")
-    parser.add_argument("--parallel-captures", type=int, default=600,
+    parser.add_argument("--parallel-captures", type=int, default=1500,
                         help="captures in the -j 1 vs -j 2 run; 0 skips it")
     parser.add_argument("--speed", action=argparse.BooleanOptionalAction, default=True,
                         help="run the single-stream speed comparison (--no-speed skips it)")

@@ -94,14 +94,21 @@ def _windowed(submit: Callable[[list[T]], Any], fn: Callable[[T], R], items: Ite
 
 def _pool_map(fn: Callable[[T], R], items: Iterable[T], jobs: int, local: Callable[[T], bool]) -> Iterator[R]:
     import multiprocessing
+    import threading
     from concurrent.futures import ProcessPoolExecutor
 
-    # forkserver: workers fork from a clean server that preloaded the engine (fast to start, and safe when the
-    # caller has threads, which plain fork is not); spawn where there is no forkserver.
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    if method == "forkserver":
+    # fork when this process has no other thread (the CLI): workers start at once with the engine already
+    # imported. Otherwise forkserver (fork is unsafe beside threads: a lock held by another thread stays held
+    # in the child), which preloads the engine; spawn where neither exists.
+    methods = multiprocessing.get_all_start_methods()
+    context: Any
+    if "fork" in methods and threading.active_count() == 1:
+        context = multiprocessing.get_context("fork")
+    elif "forkserver" in methods:
+        context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([fn.__module__])
+    else:
+        context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         try:
             yield from _windowed(lambda batch: pool.submit(run_batch, fn, batch), fn, items,
