@@ -172,3 +172,31 @@ def test_without_zstandard_the_error_names_the_extra(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(sys.modules, "zstandard", None)
     with pytest.raises(UsageError, match=r"sse-check\[archive\]"):
         list(read_chunks(tmp_path / "x.sse.zst"))
+
+
+def test_http_urls_from_a_real_http_server(local: Path, expected: dict[str, dict]) -> None:
+    """https:// and http:// go through fsspec's HTTP file system: a real server on loopback (the standard
+    library's), each capture by its URL with its sidecars fetched beside it."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                               "--directory", str(local)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                import urllib.request
+
+                urllib.request.urlopen(base + "/", timeout=2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        urls = [f"{base}/{name}" for name in sorted(expected)]
+        report = json_report("lint", *urls, "-j", "2")
+        assert [f["path"] for f in report["files"]] == urls
+        assert by_name(report) == expected
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
