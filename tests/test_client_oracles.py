@@ -1,7 +1,7 @@
 """Prediction against reality: the client matrix and the real clients, on every bundled capture.
 
 For every capture under captures/ (conforming, open-responses, rules,
-llama.cpp, real-world, real-openai; not the probe exchanges of captures/http), sse-check's matrix predicts what openai-python and
+llama.cpp, litellm, real-world, real-openai; not the probe exchanges of captures/http), sse-check's matrix predicts what openai-python and
 openai-node do; the real clients then run on the same bytes
 (checker.oracles.openai_python and tests/oracles/node) and the two must agree:
 
@@ -17,7 +17,7 @@ test says so. Keep these tests: a client release that changes behaviour
 shows up here first.
 
 Captures with an ``X.clients.json`` sidecar (real-world/, llama.cpp/,
-real-openai/) also declare their whole expected matrix.
+real-openai/, litellm/) also declare their whole expected matrix.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ from checker.rules import RULES
 ROOT = Path(__file__).resolve().parents[1]
 CAPTURES = ROOT / "captures"
 # The folders this test owns (captures/http, with its X.meta.json sidecars, is tested with the HTTP checks).
-FOLDERS = ("conforming", "open-responses", "rules", "llama.cpp")
+FOLDERS = ("conforming", "open-responses", "rules", "llama.cpp", "litellm")
 ALL_CAPTURES = sorted(p for folder in FOLDERS for p in (CAPTURES / folder).rglob("*.sse"))
 # Rules no stream may trigger: sse-check's own internal error (the corpus must never produce it).
 NO_EXAMPLE = {code for code, rule in RULES.items() if not rule.bad}

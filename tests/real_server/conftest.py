@@ -16,6 +16,10 @@ tests/conftest.py), the session fixture ``real_llama``:
 
 When the binary or the model cannot be had, the suite skips with the reason, except in CI (``$CI`` set)
 or with ``SSE_CHECK_REQUIRE_REAL_SERVER=1``, where it fails: a CI run must never pass silently without it.
+
+The session fixture ``litellm_proxy`` puts a real LiteLLM proxy in front of that server (litellm_gateway.py
+here; the ``gateway`` extra, which ``make test-real-server`` installs into ``.venv/gateway``). Without the
+``litellm`` command it skips with the reason, or fails where the real server is required.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+from litellm_gateway import Gateway, GatewayUnavailable, find_litellm, start_litellm
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY_DIR = Path(os.environ.get("SSE_CHECK_TINY_LLAMA_DIR", ROOT / "tools" / "tiny-llama"))
@@ -246,3 +251,25 @@ def real_llama() -> Iterator[LlamaServer]:
 def llama_launcher() -> object:
     """``start_llama_server`` itself, for the test of the fixture (the caller stops what it starts)."""
     return start_llama_server
+
+
+@pytest.fixture(scope="session")
+def litellm_proxy(real_llama: LlamaServer) -> Iterator[Gateway]:
+    """One real LiteLLM proxy in front of ``real_llama`` for the session, stopped by its pid at the end."""
+    try:
+        command = find_litellm()
+    except GatewayUnavailable as exc:
+        if _required():
+            pytest.fail(f"the LiteLLM proxy is required here ($CI or ${REQUIRE_ENV} is set): {exc}", pytrace=False)
+        pytest.skip(f"LiteLLM proxy not available: {exc}")
+    gateway = start_litellm(real_llama.url, command)
+    try:
+        yield gateway
+    finally:
+        gateway.close()
+
+
+@pytest.fixture(scope="session")
+def litellm_launcher() -> object:
+    """``start_litellm`` itself, for the test of the fixture (the caller stops what it starts)."""
+    return start_litellm
