@@ -1,6 +1,7 @@
 """Record the streams of a live LiteLLM proxy (in front of a real llama-server) as captures/litellm.
 
     python captures/record_litellm.py http://127.0.0.1:4000 captures/litellm
+    python captures/record_litellm.py --declare-only - captures/litellm     # after a change of the checker
 
 Runs ``sse-check probe`` (every built-in scenario) against the proxy with its master key, then keeps each
 answer that is an event stream, byte for byte as it arrived, as ``X.sse`` with the sidecars the corpus reads
@@ -55,6 +56,18 @@ def is_stream(meta: dict[str, Any]) -> bool:
     return meta["status"] == 200 and content_type.split(";")[0].strip() == "text/event-stream"
 
 
+def declare(capture: Path) -> None:
+    """Write the capture's X.expect.json and X.clients.json from what sse-check reports on it today."""
+    name = capture.name.removesuffix(".sse")
+    request = json.loads(capture.with_name(f"{name}.request.json").read_text())
+    linter = StreamLinter(profile=get_profile("openai"), request=request)
+    linter.feed(capture.read_bytes())
+    result = linter.close()
+    capture.with_name(f"{name}.expect.json").write_text(
+        json.dumps({"openai": sorted({f.code for f in result.findings})}, indent=2) + "\n")
+    capture.with_name(f"{name}.clients.json").write_text(json.dumps(matrix(result).verdicts(), indent=2) + "\n")
+
+
 def record(saved: Path, out: Path) -> list[str]:
     out.mkdir(parents=True, exist_ok=True)
     kept = []
@@ -63,18 +76,11 @@ def record(saved: Path, out: Path) -> list[str]:
         name = meta_file.name.removesuffix(".meta.json")
         if not is_stream(meta):
             continue
-        body = (saved / f"{name}.sse").read_bytes()
-        request = meta["request"]
-        linter = StreamLinter(profile=get_profile("openai"), request=request)
-        linter.feed(body)
-        result = linter.close()
-        (out / f"{name}.sse").write_bytes(body)
-        (out / f"{name}.request.json").write_text(json.dumps(request, indent=2) + "\n")
+        (out / f"{name}.sse").write_bytes((saved / f"{name}.sse").read_bytes())
+        (out / f"{name}.request.json").write_text(json.dumps(meta["request"], indent=2) + "\n")
         head = [f"{meta['http_version']} {meta['status']} {meta['reason']}", *(f"{k}: {v}" for k, v in meta["headers"])]
         (out / f"{name}.headers.txt").write_text("\n".join(head) + "\n")
-        (out / f"{name}.expect.json").write_text(
-            json.dumps({"openai": sorted({f.code for f in result.findings})}, indent=2) + "\n")
-        (out / f"{name}.clients.json").write_text(json.dumps(matrix(result).verdicts(), indent=2) + "\n")
+        declare(out / f"{name}.sse")
         kept.append(name)
     return kept
 
@@ -84,7 +90,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("url", help="the LiteLLM proxy, e.g. http://127.0.0.1:4000")
     parser.add_argument("out", type=Path, help="where to write the captures (captures/litellm)")
     parser.add_argument("--key", default=MASTER_KEY, help="the proxy's master key")
+    parser.add_argument("--declare-only", action="store_true",
+                        help="no probe: rewrite the X.expect.json and X.clients.json of the captures in OUT from "
+                             "what sse-check reports on them today (after a change of the checker; review them)")
     args = parser.parse_args(argv)
+    if args.declare_only:
+        captures = sorted(args.out.glob("*.sse"))
+        for capture in captures:
+            declare(capture)
+        print(f"declared {len(captures)} capture(s) in {args.out}")
+        return 0
     with tempfile.TemporaryDirectory() as folder:
         report = probe(args.url, Path(folder), args.key)
         kept = record(Path(folder), args.out)

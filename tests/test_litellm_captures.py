@@ -62,6 +62,12 @@ REC004 = ("the reasoning item in the terminal snapshot is not the item the strea
           "output_item.done, `content: [output_text]` and another status in the snapshot); the real "
           "openai-python's get_final_response() returns the snapshot's item, so the user's final result "
           "differs from what was streamed (the matrix's `degraded`)")
+LIF019 = ("warning: `parallel_tool_calls` is `true` in response.created / in_progress and `false` in the "
+          "terminal snapshot (reasoning_one_call asked for false: the opening snapshots are the gateway's defaults, "
+          "not the request's), and `created_at` can move by a second between the opening snapshots; a client "
+          "that reads the request's settings from response.created reads wrong ones")
+REC007 = ("the message's output_item.done says `completed`, the terminal response.incomplete lists the same "
+          "message as `incomplete`: the final response contradicts what the stream finished")
 LIF018 = ("DISPUTED: `usage.input_tokens_details` without `cache_write_tokens`, a field newer than most "
           "servers' streams; codex reads usage only from response.completed and defaults it (issue 14: "
           "'a version skew that codex defaults, not a break')")
@@ -70,17 +76,17 @@ LIF018 = ("DISPUTED: `usage.input_tokens_details` without `cache_write_tokens`, 
 EXPECTED: dict[str, dict[str, str]] = {
     "plain_text": {
         "SSE009": SSE009, "SSE011": SSE011, "SCH002": SCH002_SNAPSHOT, "SCH003": SCH003_MESSAGE, "SCH004": SCH004,
-        "SCH008": SCH008, "LIF018": LIF018,
+        "SCH008": SCH008, "LIF018": LIF018, "LIF019": LIF019,
     },
     "reasoning_text": {
         "SSE009": SSE009, "SSE011": SSE011, "SCH001": SCH001_SUMMARY, "SCH002": SCH002_SNAPSHOT,
         "SCH003": SCH003_REASONING, "SCH004": SCH004, "SCH008": SCH008, "RSN001": RSN001, "ITM013": ITM013,
-        "REC004": REC004, "LIF018": LIF018,
+        "REC004": REC004, "LIF018": LIF018, "LIF019": LIF019,
     },
     "reasoning_one_call": {
         "SSE009": SSE009, "SSE011": SSE011, "SCH001": f"{SCH001_SUMMARY}; and {SCH001_ARGS_DONE}",
         "SCH002": SCH002_SNAPSHOT, "SCH003": SCH003_REASONING, "RSN001": RSN001, "ITM013": ITM013,
-        "IDS001": IDS001, "REC004": REC004, "LIF018": LIF018,
+        "IDS001": IDS001, "REC004": REC004, "LIF018": LIF018, "LIF019": LIF019,
     },
     "parallel_calls": {  # the tiny model calls one tool only: the same stream shape as reasoning_one_call
         "SSE009": SSE009, "SSE011": SSE011, "SCH001": f"{SCH001_SUMMARY}; and {SCH001_ARGS_DONE}",
@@ -90,7 +96,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "reasoning_text_truncated": {  # correctly ends with response.incomplete (max_output_tokens)
         "SSE009": SSE009, "SSE011": SSE011, "SCH001": SCH001_SUMMARY, "SCH002": SCH002_SNAPSHOT,
         "SCH003": SCH003_REASONING, "SCH004": SCH004, "SCH008": SCH008, "RSN001": RSN001, "ITM013": ITM013,
-        "REC004": REC004, "LIF018": LIF018,
+        "REC004": REC004, "REC007": REC007, "LIF018": LIF018, "LIF019": LIF019,
     },
     # `input: {"role": "user", "content": 42}` is no valid input, and the gateway streamed an answer to it
     # (llama-server itself refuses it with a 400): the live probe reports that as HTP005; the body is an
@@ -98,7 +104,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "malformed_input": {
         "SSE009": SSE009, "SSE011": SSE011, "SCH001": SCH001_SUMMARY, "SCH002": SCH002_SNAPSHOT,
         "SCH003": SCH003_REASONING, "SCH004": SCH004, "SCH008": SCH008, "RSN001": RSN001, "ITM013": ITM013,
-        "REC004": REC004, "LIF018": LIF018,
+        "REC004": REC004, "LIF018": LIF018, "LIF019": LIF019,
     },
 }
 

@@ -185,9 +185,6 @@ def test_the_real_clients_do_what_the_matrix_says_on_every_live_stream(probed: t
     assert problems == []
 
 
-NO_COMPLETED = "RuntimeError: Didn't receive a `response.completed` event."
-
-
 def _outcome(client: openai.OpenAI, body: dict[str, Any]) -> Outcome:
     """What the real ``client.responses.stream()`` then ``get_final_response()`` does, straight at the proxy."""
     events, terminal = 0, None
@@ -209,25 +206,16 @@ def test_openai_python_straight_at_the_proxy_fails_as_on_the_saved_streams(
         litellm_proxy: Any, probed: tuple[dict[str, Any], Path]) -> None:
     _, saved = probed
     client = openai.OpenAI(base_url=f"{litellm_proxy.url}/v1", api_key=MASTER_KEY, max_retries=0, timeout=120)
-    problems, known = [], []
+    problems = []
     for path in _streams(saved):
         name = path.name.removesuffix(".sse")
         body = {k: v for k, v in SCENARIOS[name]["request"].items() if k != "stream"} | {"model": MODEL}
         live = _outcome(client, body)
         on_bytes = run_openai_python(path.read_bytes(), mode="client")
         live_error = live.raised.split(":")[0] if live.raised else None  # the type: ids in the message differ
-        if live_error == (on_bytes.raised.split(":")[0] if on_bytes.raised else None):
-            continue
-        if (live.raised == NO_COMPLETED and on_bytes.raised is None
-                and on_bytes.terminal in ("response.incomplete", "response.failed")):
-            known.append(name)
-        else:
+        if live_error != (on_bytes.raised.split(":")[0] if on_bytes.raised else None):
             problems.append((name, live.raised, on_bytes.raised))
     assert problems == []
-    if known:  # passes by itself once the oracle drives get_final_response() on every stream
-        pytest.xfail(f"{', '.join(known)}: the real get_final_response() raises on a stream that ends with "
-                     "response.incomplete; the built-in oracle does not call it there yet (issue 14, the client "
-                     "matrix, 1)")
 
 
 # --- the fixture itself -------------------------------------------------------------------------------------------
