@@ -43,17 +43,34 @@ RECORDED = ROOT / "captures" / "litellm"
 
 # What only the live exchange shows (the corpus keeps the stream bodies, whose findings need no HTTP): per
 # scenario, each code with why it is a real defect of the gateway.
+_NONSTREAM_SCH002 = ("DISPUTED in part: the non-streamed Response has `user: null` (issue 14 lists a null `user` among "
+                     "the nulls the SDKs type Optional and accept) and `tools[].defer_loading: null` where the "
+                     "schema allows only a boolean; openai-python and openai-node read both without complaint")
+_NONSTREAM_LIF018 = ("`usage.output_tokens_details: null` where the schema requires the object (a client reading "
+                     "`usage.output_tokens_details.reasoning_tokens` fails on it); and, DISPUTED, "
+                     "`input_tokens_details` without `cache_write_tokens` (as on the streams)")
 HTTP_FINDINGS: dict[str, dict[str, str]] = {
     "malformed_input": {
         "HTP005": "`input: {\"role\": \"user\", \"content\": 42}` is no valid input (neither a string nor a list "
                   "of items): llama-server refuses it with a 400, the proxy streams an answer to it as if it were "
                   "fine, so a client's malformed request goes unnoticed",
     },
+    "plain_text_nonstream": {
+        "SCH002": _NONSTREAM_SCH002,
+        "SCH003": "the message's output_text part has no `logprobs` (required), as on the stream",
+        "LIF018": _NONSTREAM_LIF018,
+    },
     "reasoning_one_call_nonstream": {
         "HTP016": "the non-streamed answer has an empty message item between the reasoning and the function call "
                   "(reasoning, message, function_call) that the streamed answer to the same request does not "
                   "have (reasoning, function_call): the same request gives another output when not streamed, "
                   "and the empty assistant message goes back into the history of a client that replays it",
+        "SCH002": _NONSTREAM_SCH002,
+        "SCH003": "the reasoning item has no `summary` and carries `output_text` content where only "
+                  "`reasoning_text` is allowed (sent back as history, OpenAI rejects it); the function call has "
+                  "`namespace: null`, the message part no `logprobs`",
+        "LIF018": _NONSTREAM_LIF018,
+        "IDS001": "info: the call id is llama-server's random one, not `call_…` (as on the streams)",
     },
 }
 
