@@ -12,7 +12,7 @@ answer that is an event stream, byte for byte as it arrived, as ``X.sse`` with t
 * ``X.expect.json``: the codes ``sse-check lint --profile openai`` reports on the stream;
 * ``X.clients.json``: the client matrix on it (the oracle tests hold it against the real clients).
 
-Answers that are no stream (JSON errors, non-streamed results) are not kept: they are HTTP exchanges, and the
+Other answers (JSON errors, non-streamed results, a stream answering an invalid request) are not kept: they are HTTP exchanges, and the
 live test (tests/real_server/test_litellm_gateway.py) checks them against the proxy itself. The ids and the
 timings of a new recording differ; review the codes against tests/test_litellm_captures.py, which says why
 each one is a real defect of the gateway.
@@ -52,8 +52,11 @@ def probe(url: str, saved: Path, key: str) -> dict[str, Any]:
 
 
 def is_stream(meta: dict[str, Any]) -> bool:
+    """An event stream answering a scenario that asks for one (not the answer to an invalid request: that is an
+    HTTP fault, HTP005, which the live test checks; the corpus keeps answers to valid requests)."""
     content_type = next((v for k, v in meta["headers"] if k.lower() == "content-type"), "")
-    return meta["status"] == 200 and content_type.split(";")[0].strip() == "text/event-stream"
+    return (meta.get("expect") == "stream" and meta["status"] == 200
+            and content_type.split(";")[0].strip() == "text/event-stream")
 
 
 def declare(capture: Path) -> None:
