@@ -62,6 +62,10 @@ LIF019 = ("warning: `parallel_tool_calls` is `true` in response.created / in_pro
           "that reads the request's settings from response.created reads wrong ones")
 REC007 = ("the message's output_item.done says `completed`, the terminal response.incomplete lists the same "
           "message as `incomplete`: the final response contradicts what the stream finished")
+FNC001 = ("the function call cut by max_output_tokens is finished `completed` with arguments `{`, which is no JSON, "
+          "inside a response.incomplete: codex fails to parse the arguments and the Agents SDK raises "
+          "`ModelBehaviorError: Invalid JSON input for tool get_time` (llama-server itself marks such a call "
+          "incomplete)")
 LIF018 = ("info, a known deviation of the reference server: `usage.input_tokens_details` without "
           "`cache_write_tokens`, as OpenAI's own streams recorded before mid-2026 (codex defaults it, the SDKs "
           "do not validate it); reported so the skew is visible, not as a defect")
@@ -86,6 +90,11 @@ EXPECTED: dict[str, dict[str, str]] = {
         "SSE009": SSE009, "SSE011": SSE011, "SCH001": SCH001_SUMMARY,
         "SCH002": SCH002_SNAPSHOT, "SCH003": SCH003_REASONING, "RSN001": RSN001, "ITM013": ITM013,
         "IDS001": IDS001, "REC004": REC004, "LIF018": LIF018,
+    },
+    "function_call_truncated": {  # reasoning_one_call cut at max_output_tokens 24: ends with response.incomplete
+        "SSE009": SSE009, "SSE011": SSE011, "SCH001": SCH001_SUMMARY, "SCH002": SCH002_SNAPSHOT,
+        "SCH003": SCH003_REASONING, "RSN001": RSN001, "ITM013": ITM013, "IDS001": IDS001, "FNC001": FNC001,
+        "REC004": REC004, "LIF018": LIF018, "LIF019": LIF019,
     },
     "reasoning_text_truncated": {  # correctly ends with response.incomplete (max_output_tokens)
         "SSE009": SSE009, "SSE011": SSE011, "SCH001": SCH001_SUMMARY, "SCH002": SCH002_SNAPSHOT,
