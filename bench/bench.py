@@ -1,22 +1,28 @@
 """Speed and memory of the lint engine, as ratios against baselines run in the same run on the same input.
 
-    python bench/bench.py                 # 200,000-event stream, plus the 400 MB memory run
-    python bench/bench.py --memory-mb 0   # speed only
+    python bench/bench.py                   # every section: parallel, speed, startup, memory
+    python bench/bench.py --only startup    # one section (repeatable); --memory-mb 0 etc. skip one
 
 Speed: events per second, best of --repeat runs, for
   * sse-check: StreamLinter, profile openai, every rule and schema on;
   * httpx-sse's line and event decoders + json.loads (the least a client does);
   * openai-python's ResponseStreamState (what `responses.stream()` runs per event),
     fed the already-parsed events, so its figure excludes parsing and flatters it.
-Memory: peak RSS of `sse-check lint` on a generated capture of --memory-mb megabytes,
-next to the peak RSS of the same interpreter importing the same modules and linting nothing.
+Start-up: `sse-check lint` of one small capture against `python -c "import rich.console"`, both
+best of --startup-repeat runs in turns, wall and CPU time (the CPU time of the child, less disturbed by
+other load on a shared machine), and what the lint imported and compiled beyond rich.console (counts,
+which explain the ratio better than the clock on a busy machine).
+Memory: peak RSS of `sse-check lint` on generated captures of --memory-mb megabytes (many small events;
+and one whose four terminal events each carry the same ~18 MB text: output_text.done, content_part.done,
+output_item.done, response.completed), next to the peak RSS of the interpreter with the same modules
+and schemas linting nothing. The captures are written at bench time into a temporary folder.
 
 Parallel lint: wall time of `sse-check lint DIR -j 1` and `-j 2` on the same generated archive of small
 captures (--parallel-captures; 0 skips), JSONL report to /dev/null; the speed-up is their ratio.
 
 Targets (issue "lint engine"): sse-check >= 1.0x httpx-sse + json.loads, >= 25x openai-python,
-peak RSS < 100 MB on a 400 MB capture; (issue "scale") -j 2 >= 1.6x -j 1 on 2 cores. A benchmark, never a
-timed test.
+peak RSS < 100 MB on a 400 MB capture; (issue "scale") -j 2 >= 1.6x -j 1 on 2 cores, start-up <= 1.5x
+import rich.console, peak RSS < 100 MB with ~18 MB terminal events. A benchmark, never a timed test.
 """
 
 from __future__ import annotations
@@ -185,6 +191,134 @@ def bench_parallel(folder: Path, captures: int, repeat: int) -> None:
     print(f"speed-up -j 2 vs -j 1: {times[1] / times[2]:.2f}x   (target >= 1.6x on 2 cores; usable cores: {cores})")
 
 
+SMALL_CAPTURE = ROOT / "captures" / "conforming" / "text.sse"
+
+# Run in the child after the lint: what it imported beyond rich.console, and which validators it compiled.
+_COUNT = """
+import runpy, sys
+sys.argv = ["sse-check", "lint", sys.argv[1], "--color", "never"]
+try:
+    runpy.run_module("checker", run_name="__main__")
+except SystemExit:
+    pass
+import json
+compiled = sys.modules["checker.schemas"].compiled_count() if "checker.schemas" in sys.modules else 0
+sys.stderr.write(json.dumps({"modules": sorted(sys.modules), "compiled": compiled}) + "\\n")
+"""
+
+
+def child_env() -> dict[str, str]:
+    """The children's environment: bytecode cached as on a user's machine (a warm-up run writes it)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["NO_COLOR"] = "1"
+    return env
+
+
+def best_times(commands: dict[str, list[str]], repeat: int) -> dict[str, tuple[float, float]]:
+    """Best wall and best CPU time (user + system of the child) of each command, run in turns."""
+    import resource
+
+    env = child_env()
+    best = {name: (float("inf"), float("inf")) for name in commands}
+    for name, cmd in commands.items():  # warm-up: bytecode written, files in the page cache
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+    for _ in range(repeat):
+        for name, cmd in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
+    return best
+
+
+def startup(repeat: int) -> None:
+    capture = str(SMALL_CAPTURE)
+    times = best_times({
+        "python": [sys.executable, "-c", "pass"],
+        "rich": [sys.executable, "-c", "import rich.console"],
+        "lint": [sys.executable, "-m", "checker", "lint", capture],
+    }, repeat)
+    env = child_env()
+    rich_modules = set(subprocess.run(
+        [sys.executable, "-c", "import rich.console, sys; print('\\n'.join(sys.modules))"],
+        capture_output=True, text=True, env=env, check=True).stdout.split())
+    counted = subprocess.run([sys.executable, "-c", _COUNT, capture], capture_output=True, text=True, env=env,
+                             check=False)
+    record = json.loads(counted.stderr.strip().splitlines()[-1])
+    extra = sorted(set(record["modules"]) - rich_modules)
+    ours = [m for m in extra if m.split(".")[0] == "checker"]
+    print(f"start-up: sse-check lint {SMALL_CAPTURE.relative_to(ROOT)} vs python -c 'import rich.console', "
+          f"best of {repeat}")
+    for name, label in (("python", "python -c pass"), ("rich", "import rich.console"), ("lint", "sse-check lint")):
+        wall, cpu = times[name]
+        print(f"  {label:<20} wall {wall * 1000:6.0f} ms   cpu {cpu * 1000:6.0f} ms")
+    (lw, lc), (rw, rc) = times["lint"], times["rich"]
+    print(f"  ratio: wall {lw / rw:.2f}x, cpu {lc / rc:.2f}x   (target <= 1.5x)")
+    print(f"  the lint imported {len(extra)} modules beyond rich.console ({len(ours)} of sse-check's, "
+          f"{len(extra) - len(ours)} others) and compiled {record['compiled']} schema validators")
+    print(f"  others: {' '.join(m for m in extra if m.split('.')[0] != 'checker' and '.' not in m)}")
+
+
+def write_huge_terminal_stream(path: Path, *, size: int, text_bytes: int) -> int:
+    """A conforming stream of about ``size`` bytes ending in one message of ``text_bytes`` of text: its
+    output_text.done, content_part.done and output_item.done, and the response.completed, each carry the whole
+    text (each event about ``text_bytes`` long). The bytes before it are ordinary short deltas. Written
+    incrementally; returns the event count."""
+    words = "lorem ipsum dolor sit amet, consectetur adipiscing elit; \"quoted\" \\ slash, café ünïcode\n"
+    delta = (words * (4096 // len(words) + 1))[:4096]
+    deltas = [delta] * max(1, text_bytes // len(delta))
+    huge_wire = 4 * text_bytes + len(deltas) * (len(delta) + 200)
+    builder = StreamBuilder()
+    filler = max(0, size - huge_wire) // (505 * 237)  # about 237 bytes per event, 505 events per message
+    for m in range(filler):
+        builder.message([f" w{m % 97:02d}" for _ in range(500)])
+    builder.message(deltas)
+    count = 0
+    with path.open("wb") as handle:
+        for event in builder.events():
+            handle.write(encode_event(event))
+            count += 1
+    return count
+
+
+def memory(args: argparse.Namespace) -> None:
+    """Peak RSS of `sse-check lint` (its own process) on two generated captures of --memory-mb: many small
+    events, and the same size ending in huge terminal events."""
+    base = peak_rss_mb([sys.executable, "-c", "import checker.engine, checker.cli, checker.schemas; "
+                        "checker.schemas.load_schema_set('openai')"])
+    print(f"memory: interpreter + imports + schemas alone: {base:.0f} MB")
+    with tempfile.TemporaryDirectory(prefix="sse-check-bench-") as tmp:
+        big = Path(tmp) / "big.sse"
+        runs = (
+            ("many small events", lambda: write_stream(big, size=args.memory_mb * 1_000_000)),
+            (f"terminal events of ~{args.huge_event_mb} MB each",
+             lambda: write_huge_terminal_stream(big, size=args.memory_mb * 1_000_000,
+                                                text_bytes=args.huge_event_mb * 1_000_000)),
+        )
+        for label, write in runs:
+            start = time.perf_counter()
+            count = write()
+            largest = max(len(line) for line in big.open("rb")) if "terminal" in label else None
+            print(f"  {label}: {big.stat().st_size / 1e6:.0f} MB capture, {count} events"
+                  + (f", largest line {largest / 1e6:.1f} MB" if largest else "")
+                  + f" (written in {time.perf_counter() - start:.0f} s)")
+            start = time.perf_counter()
+            # Lines above the default 16 MiB --max-line-bytes would be skipped (SSE020), not linted: raise it.
+            peak = peak_rss_mb([sys.executable, "-m", "checker", "lint", str(big), "--format", "json", "--isolated",
+                                "--max-line-bytes", str(64 * 2**20)])
+            elapsed = time.perf_counter() - start
+            print(f"    peak RSS {peak:.0f} MB linting it ({elapsed:.0f} s, {count / elapsed:,.0f} events/s end to "
+                  f"end)   (target < 100 MB)")
+            big.unlink()
+
+
+SECTIONS = ("parallel", "speed", "startup", "memory")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=200_000)
@@ -196,26 +330,22 @@ def main() -> int:
                         help="captures in the -j 1 vs -j 2 run; 0 skips it")
     parser.add_argument("--speed", action=argparse.BooleanOptionalAction, default=True,
                         help="run the single-stream speed comparison (--no-speed skips it)")
+    parser.add_argument("--huge-event-mb", type=int, default=18,
+                        help="size of each terminal event in the memory run's second capture")
+    parser.add_argument("--startup-repeat", type=int, default=30, help="best of N start-up runs of each command")
+    parser.add_argument("--only", action="append", choices=SECTIONS, help="run only this section (repeatable)")
     args = parser.parse_args()
+    sections = set(args.only or SECTIONS)
 
     with tempfile.TemporaryDirectory(prefix="sse-check-bench-") as tmp:
-        if args.parallel_captures:
+        if "parallel" in sections and args.parallel_captures:
             bench_parallel(Path(tmp) / "archive", args.parallel_captures, max(1, min(3, args.repeat)))
-        if args.speed:
+        if "speed" in sections and args.speed:
             bench_speed(Path(tmp) / "bench.sse", args)
-        if args.memory_mb:
-            big = Path(tmp) / "big.sse"
-            start = time.perf_counter()
-            count = write_stream(big, size=args.memory_mb * 1_000_000)
-            print(f"memory run: {big.stat().st_size / 1e6:.0f} MB capture, {count} events "
-                  f"(written in {time.perf_counter() - start:.0f} s)")
-            base = peak_rss_mb([sys.executable, "-c", "import checker.engine, checker.cli, checker.schemas; "
-                                "checker.schemas.load_schema_set('openai')"])
-            start = time.perf_counter()
-            peak = peak_rss_mb([sys.executable, "-m", "checker", "lint", str(big), "--format", "json"])
-            elapsed = time.perf_counter() - start
-            print(f"peak RSS: {peak:.0f} MB linting it ({elapsed:.0f} s, {count / elapsed:,.0f} events/s end to end); "
-                  f"interpreter + imports alone: {base:.0f} MB   (target < 100 MB)")
+    if "startup" in sections:
+        startup(args.startup_repeat)
+    if "memory" in sections and args.memory_mb:
+        memory(args)
     return 0
 
 

@@ -22,11 +22,9 @@ and the pytest plugin call :class:`BaselineRun`.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import re
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +67,8 @@ def _quoted(match: re.Match[str]) -> str:
 def fingerprint(finding: Finding, scenario: str) -> str:
     """A position-independent identity of a finding in one scenario (16 hex digits)."""
     parts = (finding.code, scenario, finding.position.event_type or "", normalise_message(finding.message))
+    import hashlib  # not at import: every lint builds a BaselineRun, few fingerprint
+
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
@@ -239,6 +239,8 @@ def save(path: Path, baseline: Baseline) -> None:
     """Write a baseline atomically (temp file + rename): a failed run never leaves half a file."""
     text = json.dumps(baseline.to_document(), indent=2, ensure_ascii=False) + "\n"
     directory = path.parent if str(path.parent) else Path(".")
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -120,6 +120,7 @@ def make_console(stream: IO[str], color: str = "auto", *, width: int | None = No
         force_terminal=force,
         no_color=force is False,
         highlight=False,
+        emoji=False,  # a ":name:" in a message or a capture's name is text, never an emoji
         soft_wrap=False,
         width=chosen,
     )

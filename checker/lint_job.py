@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker.captures import is_url, load_json_sidecar, read_chunks, request_for, sidecar
 from checker.engine import LintResult, StreamLinter
 from checker.errors import UsageError
-from checker.http_checks import ExchangeLinter, is_probe_meta
+
+if TYPE_CHECKING:  # imported where a probe's capture needs it: a plain lint does not pay for the HTTP checks
+    from checker.http_checks import ExchangeLinter
 
 
 @dataclass(slots=True, frozen=True)
@@ -63,8 +65,11 @@ def sidecars(source: Path | str) -> tuple[dict[str, Any] | None, Any]:
 def make_linter(request: dict[str, Any] | None, meta: Any, options: dict[str, Any]) -> StreamLinter | ExchangeLinter:
     """The engine for one capture; for a capture saved by ``sse-check probe`` (an ``X.meta.json`` recording
     its HTTP exchange), the engine plus the HTTP checks, so that lint reports what the probe reported."""
-    if meta is not None and is_probe_meta(meta):
-        return ExchangeLinter(meta, request=request, **options)
+    if meta is not None:
+        from checker.http_checks import ExchangeLinter, is_probe_meta  # a sidecar: maybe a probe's capture
+
+        if is_probe_meta(meta):
+            return ExchangeLinter(meta, request=request, **options)
     return StreamLinter(request=request, **options)
 
 
@@ -111,7 +116,7 @@ def run_job(job: Job) -> Done:
             raise
         return Done(name, error=f"{name}: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}")
     done = Done(name, result=linter.close())
-    if isinstance(linter, ExchangeLinter):  # the text report words a saved probe's answer as probe did
+    if not isinstance(linter, StreamLinter):  # an ExchangeLinter: the text report words a saved probe's answer as probe did
         done.exchange = exchange_info(linter.meta)
     if job.oracle is not None and held is not None:
         done.oracles = {job.oracle: _oracle(job.oracle)(bytes(held))}

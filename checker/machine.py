@@ -30,7 +30,6 @@ objects; positions come from the caller; nothing here knows about profiles
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -40,7 +39,7 @@ from checker.rules import calls, content, framing, ids, items, lifecycle, reason
 from checker.shadow import MAX_ITEMS as SHADOW_LIMIT
 from checker.shadow import ShadowItems
 from checker.snapshots import SnapshotFields
-from checker.text import TextAccumulator, describe_difference
+from checker.text import HASH_SLICE, TextAccumulator, blake2b, describe_difference, hash_text
 
 TERMINAL_TYPES = frozenset({"response.completed", "response.incomplete", "response.failed"})
 TERMINAL_STATUS = {
@@ -1230,8 +1229,28 @@ def _part_text(part: Any) -> str | None:
 def _fingerprint(item: dict[str, Any]) -> bytes:
     """What must agree between an item's output_item.done and the final output, as a
     digest: done items are kept until the terminal event, their texts need not be."""
-    return hashlib.blake2b(repr(_identity_and_texts(item)).encode("utf-8", "surrogatepass"),
-                           digest_size=16).digest()
+    return _digest(_identity_and_texts(item))
+
+
+def _digest(value: Any) -> bytes:
+    """A 16-byte digest of ``value`` (tuples, lists and scalars), equal for equal values. A long string (an
+    item's 18 MB text) is hashed on its own, in slices (checker.text.hash_text), not inside one repr of the
+    whole value: that repr and its encoding would cost three times the text, when the terminal event holding
+    it is in memory too. Its place in the repr gives its length, so where each long string starts is fixed."""
+    long_texts: list[str] = []
+
+    def shape(v: Any) -> Any:
+        if type(v) is str and len(v) > HASH_SLICE:
+            long_texts.append(v)
+            return ("<text>", len(v))
+        if type(v) is tuple or type(v) is list:
+            return (type(v).__name__, tuple(shape(x) for x in v))
+        return v
+
+    digest = blake2b(repr(shape(value)).encode("utf-8", "surrogatepass"), digest_size=16)
+    for text in long_texts:
+        hash_text(digest, text)
+    return digest.digest()
 
 
 def _identity_and_texts(item: dict[str, Any]) -> tuple[Any, ...]:
@@ -1262,7 +1281,7 @@ def _opaque(item: dict[str, Any]) -> bytes | None:
     sealed = item.get("encrypted_content")
     if sealed is None:
         return None
-    return hashlib.blake2b(repr(sealed).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return _digest(sealed)
 
 
 def _created_complete(raw: dict[str, Any]) -> bool:

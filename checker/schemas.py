@@ -36,13 +36,14 @@ import functools
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urljoin
 
 import orjson
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 try:
     import jsonschema_rs
@@ -92,12 +93,15 @@ class _Validator(Protocol):
 @functools.cache
 def _root() -> Traversable:
     """The schemas folder: packaged data in a wheel, ``<repo>/schemas`` in an editable install."""
+    here = Path(__file__).resolve().parent
+    for folder in (here / "_schemas", here.parent / "schemas"):  # a plain path: importlib.resources costs
+        if folder.is_dir():                                        # more start-up than the files it reads
+            return folder
+    from importlib import resources  # a zipped install
+
     packaged = resources.files("checker") / "_schemas"
     if packaged.is_dir():
         return packaged
-    repo = Path(__file__).resolve().parent.parent / "schemas"
-    if repo.is_dir():
-        return repo
     raise RuntimeError("sse-check's JSON Schemas are missing (neither checker/_schemas nor <repo>/schemas exists)")
 
 
@@ -136,14 +140,27 @@ def _names(rel_dir: str) -> frozenset[str]:
 # -- compiling ----------------------------------------------------------------
 
 
+# How many validators this process compiled (each costs milliseconds and megabytes): `make bench` shows it.
+_compiled = 0
+
+
+def compiled_count() -> int:
+    """The number of schema validators compiled so far in this process (for the benchmark's start-up figures)."""
+    return _compiled
+
+
 def _compile_rust(schema: dict[str, Any]) -> _Validator:
+    global _compiled
     assert jsonschema_rs is not None
+    _compiled += 1
     # Formats (OpenAPI's "unixtime", "double", …) are annotations here, as in 2020-12.
     validator: _Validator = jsonschema_rs.validator_for(schema, retriever=_document, validate_formats=False)
     return validator
 
 
 def _compile_python(schema: dict[str, Any]) -> _Validator:
+    global _compiled
+    _compiled += 1
     import jsonschema  # type: ignore[import-untyped,unused-ignore]
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012

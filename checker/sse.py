@@ -27,6 +27,7 @@ finding) rather than buffered, and an event whose data exceeds
 
 from __future__ import annotations
 
+import codecs
 import re
 from typing import NamedTuple
 
@@ -257,6 +258,7 @@ class SSEDecoder:
                 return
         block = buf[: end + 1]
         self._buf = buf[end + 1 :]
+        del buf  # a huge line is held once (as block), not twice, while it is split into events
         self._lines(block, out)
         self._check_line_limit(out)
 
@@ -278,13 +280,7 @@ class SSEDecoder:
         base = self._buf_offset
         self._buf_offset += len(block)
         # isascii() settles most blocks without building the decoded str (as large as the block).
-        valid = block.isascii()
-        if not valid:
-            try:
-                block.decode("utf-8")
-                valid = True
-            except UnicodeDecodeError:
-                valid = False
+        valid = block.isascii() or _is_utf8(block)
         check_nul = not self._nul_reported and b"\x00" in block
         # A line over the limit is skipped unread (LINE_TOO_LONG), as it is when it arrives in pieces and is
         # dropped while buffering: its bytes are not checked for NUL or UTF-8 either way.
@@ -442,9 +438,8 @@ class SSEDecoder:
             name, value = line, b""
         else:
             name = line[:colon]
-            value = line[colon + 1 :]
-            if value[:1] == b" ":
-                value = value[1:]
+            start = colon + 2 if line[colon + 1 : colon + 2] == b" " else colon + 1
+            value = line[start:]  # one copy of a huge data line, not two
         if name == b"data":
             if self._too_large:
                 return
@@ -509,6 +504,29 @@ class SSEDecoder:
         self._event_name = None
         self._fields = []
         self._too_large = False
+
+
+# UTF-8 is checked in slices of this size, so that a huge line costs no str as large as itself.
+_UTF8_SLICE = 1 << 20
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 (as ``data.decode("utf-8")`` judges it), without decoding it whole."""
+    if len(data) <= _UTF8_SLICE:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()  # a sequence cut by a slice boundary is carried over
+    view = memoryview(data)
+    try:
+        for start in range(0, len(data), _UTF8_SLICE):
+            decoder.decode(view[start : start + _UTF8_SLICE])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def decode_all(data: bytes, **limits: int) -> list[SSEEvent | Finding]:

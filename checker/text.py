@@ -9,7 +9,10 @@ decided by length and digest, and a difference is shown from the kept text.
 
 from __future__ import annotations
 
-import hashlib
+try:  # hashlib's blake2b itself, without hashlib's start-up cost (it loads OpenSSL for the other digests)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
 
 # Enough to show any realistic difference in full and to keep ordinary items
 # exact; beyond it, only a digest grows with the text.
@@ -22,7 +25,7 @@ class TextAccumulator:
     def __init__(self, initial: str = "") -> None:
         self._pieces: list[str] = [initial] if initial else []
         self._size = len(initial)
-        self._digest: "hashlib.blake2b | None" = None
+        self._digest: "blake2b | None" = None
         self._kept = ""
 
     def append(self, piece: str) -> None:
@@ -32,10 +35,10 @@ class TextAccumulator:
             if self._size > KEEP_CHARS:
                 text = "".join(self._pieces)
                 self._kept = text[:KEEP_CHARS]
-                self._digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16)
+                self._digest = hash_text(blake2b(digest_size=16), text)
                 self._pieces = []
         else:
-            self._digest.update(piece.encode("utf-8", "surrogatepass"))
+            hash_text(self._digest, piece)
 
     def compacted(self) -> "TextAccumulator":
         """The same text as one string (a list of many small deltas costs far more)."""
@@ -64,7 +67,22 @@ class TextAccumulator:
             return False
         if self._digest is None:
             return self.text() == other
-        return hashlib.blake2b(other.encode("utf-8", "surrogatepass"), digest_size=16).digest() == self._digest.digest()
+        return hash_text(blake2b(digest_size=16), other).digest() == self._digest.digest()
+
+
+# A long text is hashed in slices of this many characters: the digest of its UTF-8 is the same as if it were
+# encoded whole (UTF-8 encodes each character on its own), without a bytes copy as large as the text.
+HASH_SLICE = 1 << 16
+
+
+def hash_text(digest: blake2b, text: str) -> blake2b:
+    """``digest`` updated with ``text``'s UTF-8 (lone surrogates passed through); returns ``digest``."""
+    if len(text) <= HASH_SLICE:
+        digest.update(text.encode("utf-8", "surrogatepass"))
+        return digest
+    for start in range(0, len(text), HASH_SLICE):
+        digest.update(text[start : start + HASH_SLICE].encode("utf-8", "surrogatepass"))
+    return digest
 
 
 def describe_difference(expected: str, actual: str, *, context: int = 20) -> str:

@@ -7,7 +7,6 @@ import contextlib
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -19,7 +18,7 @@ from checker.engine import Limits
 from checker.errors import UsageError
 from checker.findings import Severity
 from checker.profiles import PROFILES, get_profile
-from checker.report import ReportOptions, reporter_names
+from checker.report import FormatNames, ReportOptions
 from checker.rules import RULES
 
 
@@ -34,8 +33,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = Tr
                         help="skip these rules (codes, prefixes or names); repeatable")
     parser.add_argument("--fail-on", default=None, choices=["error", "warning", "info"],
                         help="lowest severity that makes the exit code 1 (default: warning)")
-    parser.add_argument("--format", default="text", choices=reporter_names(), metavar="FORMAT",
-                        help=f"report format: {', '.join(reporter_names())} (default: text)")
+    parser.add_argument("--format", default="text", choices=FormatNames(), metavar="FORMAT",
+                        help="report format: %(choices)s (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
                         help="colour in the text report (NO_COLOR is honoured)")
@@ -184,6 +183,8 @@ def open_output(path: str | None) -> Iterator[IO[str]]:
     check_output(path)
     target = Path(path)
     try:
+        import tempfile  # only for -o FILE
+
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as exc:  # named by the file the user asked for, not by the temporary one
         raise UsageError(f"-o {path}: cannot write: {exc.strerror or exc}") from None

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,6 +189,8 @@ def _start(args: argparse.Namespace) -> Path:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    import tomllib  # only when a configuration file is found
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

@@ -18,10 +18,11 @@ import importlib
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from checker.compat import Verdict
-from checker.engine import LintResult
+if TYPE_CHECKING:  # not at run time: `lint` imports this module for the names, the matrix only with --oracle
+    from checker.compat import Verdict
+    from checker.engine import LintResult
 
 TERMINALS = ("response.completed", "response.incomplete", "response.failed")
 
@@ -99,6 +100,8 @@ def disagreement(verdict: Verdict, outcome: Outcome, result: LintResult) -> str 
     response's output is the stream's finished items. degraded only promises
     that the client finishes: what it loses is not observable from its result.
     """
+    from checker.compat import Verdict
+
     if verdict is Verdict.BREAKS:
         if outcome.raised is None:
             return f"predicted breaks, but {outcome.client} {outcome.summary}"

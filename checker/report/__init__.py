@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import IO, Any, Protocol
 
 from checker.engine import LintResult
@@ -91,6 +92,18 @@ def _entry_points() -> dict[str, Any]:
 def reporter_names() -> list[str]:
     """Every format name: the built-in ones and those of installed plugins."""
     return sorted(set(REPORTERS) | set(_entry_points()))
+
+
+class FormatNames:
+    """``--format``'s choices for argparse: a built-in name is accepted without reading the installed packages'
+    metadata (which costs more than the rest of a small lint's start-up); plugins are looked up on a miss,
+    and listed when argparse shows the choices."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in REPORTERS or name in _entry_points()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(reporter_names())
 
 
 def get_reporter(name: str) -> type[Reporter]:

@@ -20,7 +20,6 @@ from checker.console import make_console
 from checker.engine import LintResult
 from checker.findings import Finding, Severity, safe_text
 from checker.report import ReportOptions, Summary
-from checker.report.timeline import render_timeline
 
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 # At most this many event types are named on a known deviation's line.
@@ -194,6 +193,8 @@ class TextReporter:
         if shown:
             findings_table(self.console, shown)
         if self.options.timeline and result.trace is not None:
+            from checker.report.timeline import render_timeline  # only with --timeline
+
             render_timeline(self.console, result)
         if self.options.clients:
             from checker.compat import matrix
