@@ -33,9 +33,11 @@ by the probe's writers, so that ``sse-check lint DIR`` reports the same stream a
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import json
+import os
 import re
 import time
 import zlib
@@ -49,8 +51,9 @@ import httpx
 from starlette.types import Receive, Scope, Send
 
 from checker.engine import Limits, LintResult
-from checker.findings import Finding, Position
+from checker.findings import Finding, Position, Severity
 from checker.http_checks import CLIENT_LEFT, ExchangeLinter, api_of
+from checker.live.checking import DEFAULT_CAPACITY, CheckQueue
 from checker.live.connection import is_tls_error, is_unanswered, transport_error_text
 from checker.live.history import Exchange, Tracker
 from checker.live.outcome import Api, Outcome, OutcomeCollector, outcome_from_json
@@ -76,6 +79,9 @@ _NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length", "expect"}
 _NOT_RETURNED = HOP_BY_HOP | {"content-length"}
 _DELTA = re.compile(rb"\.delta(?:\"|\r|\n)")
 DEFAULT_CONNECT_TIMEOUT = 10.0
+# A test hook, for the tests that run the real proxy process with a checker that is slow ("slow:SECONDS"
+# per body chunk) or fails ("fail"): they show that neither reaches the traffic.
+_TEST_CHECKER = os.environ.get("SSE_CHECK_TEST_CHECKER", "")
 # A request body larger than this is forwarded but not parsed for the history (no real prompt is).
 MAX_PARSED_REQUEST = 64 * 1024 * 1024
 
@@ -86,6 +92,10 @@ class ProxyConfig:
     engine: Mapping[str, Any] = field(default_factory=dict)  # StreamLinter options (profile, select, …)
     save_dir: Path | None = None
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    check_queue: int = DEFAULT_CAPACITY  # bytes of body that may wait for the checker (see checking.py)
+    keep: int | None = None  # how many ended exchanges ``Proxy.records`` keeps (None: all)
+    sample: float = 1.0  # the fraction of passing answers saved under save_dir (failing ones always are)
+    fail_on: Severity = Severity.ERROR  # what makes an answer failing, for sample
 
 
 @dataclass(slots=True, kw_only=True)
@@ -109,6 +119,7 @@ class Record:
     exchange: Exchange | None = None
     saved: Path | None = None
     note: str | None = None
+    skipped: str | None = None  # not checked: "queue-full" (the checker fell behind) or "encoding"
 
     @property
     def name(self) -> str:
@@ -118,6 +129,10 @@ class Record:
 
 OnRecord = Callable[[Record], None]
 OnPassthrough = Callable[[str, str, "int | None", str], None]  # method, path, status, note
+OnForward = Callable[[float], None]  # seconds one chunk took from the upstream's read to the client's send
+
+QUEUE_FULL_NOTE = ("not checked: the checker fell behind and its queue was full (--check-queue); "
+                   "the answer was forwarded untouched")
 
 
 def _nothing(*args: Any) -> None:
@@ -160,7 +175,7 @@ class Watch:
     entry point catches, and the first failure stops the checking of this exchange with an SSE099."""
 
     def __init__(self, proxy: Proxy, record: Record, request: dict[str, Any] | None,
-                 headers: list[tuple[str, str]], url: str) -> None:
+                 headers: list[tuple[str, str]], url: str, *, begin: bool = True) -> None:
         self.proxy = proxy
         self.record = record
         self.request = request
@@ -186,7 +201,8 @@ class Watch:
         self._last_event: float | None = None
         self._terminal_at: float | None = None
         self._tail = b""
-        self._begin()
+        if begin:  # the proxy queues it instead, so that the tracker is only touched by the checker thread
+            self.begin()
 
     def _guard(self, step: Callable[..., Any], *args: Any) -> Any:
         if self.failure is not None or self.skipped is not None:
@@ -201,7 +217,7 @@ class Watch:
     def engine(self) -> dict[str, Any]:
         return dict(self.proxy.config.engine)
 
-    def _begin(self) -> None:
+    def begin(self) -> None:
         # The history checks fail on their own: a bug there costs the RPL findings, not the lint.
         try:
             if self.request is not None:
@@ -213,17 +229,18 @@ class Watch:
 
     # -- the answer ------------------------------------------------------------------------------
 
-    def headers(self, response: httpx.Response) -> None:
-        self._guard(self._headers, response)
+    def headers(self, response: httpx.Response, now: float | None = None) -> None:
+        self._guard(self._headers, response, time.monotonic() if now is None else now)
 
-    def _headers(self, response: httpx.Response) -> None:
-        self.timings["headers"] = time.monotonic() - self.start
+    def _headers(self, response: httpx.Response, now: float) -> None:
+        self.timings["headers"] = now - self.start
         self.record.status = response.status_code
         self.reason = response.reason_phrase
         self.http_version = response.http_version
         self.response_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers.raw]
         self.inflater = _Inflater(response.headers.get("content-encoding"))
         if not self.inflater.supported:  # not a checker failure: a body it cannot read
+            self.record.skipped = "encoding"
             self.skipped = (f"Content-Encoding {response.headers.get('content-encoding')!r}: passed on, "
                             "not checked (only gzip and deflate are decoded for checking)")
             return
@@ -248,11 +265,21 @@ class Watch:
         return ProbeLimits(connect_timeout=self.proxy.config.connect_timeout,
                            max_bytes=engine_limits.max_bytes, max_events=engine_limits.max_events)
 
-    def feed(self, raw: bytes) -> None:
-        self._guard(self._feed, raw)
+    def feed(self, raw: bytes, now: float | None = None) -> None:
+        self._guard(self._feed, raw, time.monotonic() if now is None else now)
 
-    def _feed(self, raw: bytes) -> None:
-        now = time.monotonic()
+    def overflow(self) -> None:
+        """The checker fell behind: this exchange is not checked (its bytes were forwarded all the same)."""
+        if self.skipped is None:
+            self.skipped = QUEUE_FULL_NOTE
+            self.record.skipped = "queue-full"
+            if self.sink is not None:
+                self.sink.discard()
+                self.sink = None
+
+    def _feed(self, raw: bytes, now: float) -> None:
+        if _TEST_CHECKER:
+            _test_checker()
         if "first_byte" not in self.timings:
             self.timings["first_byte"] = now - self.start
         self._take(self.inflater.decode(raw), now)
@@ -283,10 +310,10 @@ class Watch:
 
     # -- the end ---------------------------------------------------------------------------------
 
-    def finish(self, ending: str, detail: str = "") -> Record:
+    def finish(self, ending: str, detail: str = "", now: float | None = None) -> Record:
         """Close the checking (whatever happened) and return the record."""
         try:
-            self._finish(ending, detail)
+            self._finish(ending, detail, time.monotonic() if now is None else now)
         except Exception as exc:  # noqa: BLE001 - as above: report, never raise
             self.failure = self.failure or f"{type(exc).__name__}: {exc}"
             if self.sink is not None:
@@ -294,8 +321,7 @@ class Watch:
             self.record.note = f"sse-check could not check this exchange ({self.failure})"
         return self.record
 
-    def _finish(self, ending: str, detail: str) -> None:
-        now = time.monotonic()
+    def _finish(self, ending: str, detail: str, now: float) -> None:
         if self.skipped is not None:
             if self.record.exchange is not None and self.history_failure is None:
                 self.proxy.tracker.finish(self.record.exchange, None)
@@ -344,7 +370,8 @@ class Watch:
                 Position(line=1, byte=0), error=f"{failure}; the proxy stopped {stopped} for this exchange"))
         findings = sorted((self.redact.finding(f) for f in findings), key=lambda f: (f.position.byte, f.position.line))
         info = http_info(meta)
-        if self.proxy.config.save_dir is not None and self.failure is None:
+        failing = any(f.severity >= self.proxy.config.fail_on for f in findings)
+        if self.proxy.config.save_dir is not None and self.failure is None and self.proxy.sampled(failing):
             self.record.saved = sink.commit()
             save_sidecars(self.proxy.config.save_dir, scenario, meta, None)
             info["saved"] = str(self.record.saved)
@@ -383,16 +410,21 @@ class Proxy:
     """The ASGI application; ``records`` holds every watched exchange once it has ended."""
 
     def __init__(self, config: ProxyConfig, *, on_record: OnRecord = _nothing,
-                 on_passthrough: OnPassthrough = _nothing) -> None:
+                 on_passthrough: OnPassthrough = _nothing, on_forward: OnForward | None = None) -> None:
         self.config = config
         self.upstream = httpx.URL(config.upstream)
         self.profile: Profile = config.engine.get("profile") or OPENAI
         self.tracker = Tracker()
-        self.records: list[Record] = []
+        # Ended exchanges, oldest first (the last ``config.keep`` of them); appended by the checker thread.
+        self.records: collections.deque[Record] = collections.deque(maxlen=config.keep)
+        self.checked = 0  # exchanges ended, checked or not (records may have dropped the oldest)
         self.passed_through = 0
         self.on_record = on_record
         self.on_passthrough = on_passthrough
+        self.on_forward = on_forward
+        self.checking = CheckQueue(config.check_queue)
         self._numbers = 0
+        self._passing = 0  # passing answers seen by sampled()
         self._client: httpx.AsyncClient | None = None
         self._closing: asyncio.Event | None = None
 
@@ -407,6 +439,15 @@ class Proxy:
                 del self._client.headers[name]
         return self._client
 
+    def sampled(self, failing: bool) -> bool:
+        """Whether to save this answer: every failing one, and ``sample`` of the others, evenly spread
+        (the n-th passing answer is saved when ``floor(n * sample)`` goes up: exact and reproducible)."""
+        if failing or self.config.sample >= 1:
+            return True
+        before = int(self._passing * self.config.sample)
+        self._passing += 1
+        return int(self._passing * self.config.sample) > before
+
     def _closing_event(self) -> asyncio.Event:
         if self._closing is None:
             self._closing = asyncio.Event()
@@ -417,6 +458,8 @@ class Proxy:
         self._closing_event().set()
 
     async def aclose(self) -> None:
+        """Close the upstream connections and wait for the checker to finish what is queued."""
+        await asyncio.get_running_loop().run_in_executor(None, self.checking.drain)
         if self._client is not None:
             await self._client.aclose()
             self._client = None
@@ -440,17 +483,24 @@ class Proxy:
             self._numbers += 1
             record = Record(number=self._numbers, method=method, path=path, api=api,
                             streamed=request.get("stream") is True)
-            watch = Watch(self, record, request, headers, str(url))
+            watch = Watch(self, record, request, headers, str(url), begin=False)
+            self.checking.control(watch.begin)
         forwarded = _end_to_end(scope["headers"], _NOT_FORWARDED)
-        status, ending, detail = await self._exchange(method, url, forwarded, body, receive, send, watch)
+        status, ending, detail = await self._exchange(method, url, forwarded, body, receive, send,
+                                                      _Tee(watch, self.checking) if watch else None)
         if watch is None:
             note = "not a Responses or chat request: passed through unchecked" if api is None else \
                 "the request body is not a JSON object: passed through unchecked"
             self.passed_through += 1
             self._safely(self.on_passthrough, method, path, status, note if ending != "connect-error" else detail)
             return
-        record = watch.finish(ending, detail)
+        self.checking.control(self._ended, watch, ending, detail, time.monotonic())
+
+    def _ended(self, watch: Watch, ending: str, detail: str, now: float) -> None:
+        """The checker thread's last step of an exchange: close its checking, record and announce it."""
+        record = watch.finish(ending, detail, now)
         self.records.append(record)
+        self.checked += 1
         self._safely(self.on_record, record)
 
     def _url(self, scope: Scope) -> httpx.URL:
@@ -460,7 +510,7 @@ class Proxy:
         return self.upstream.copy_with(raw_path=prefix + raw_path + (b"?" + query if query else b""))
 
     async def _exchange(self, method: str, url: httpx.URL, headers: list[tuple[bytes, bytes]], body: bytes,
-                        receive: Receive, send: Send, watch: Watch | None) -> tuple[int | None, str, str]:
+                        receive: Receive, send: Send, watch: _Tee | None) -> tuple[int | None, str, str]:
         """Forward one request and its answer; (status, ending, detail) as the meta records them."""
         client = self._http()
         request = client.build_request(method, url, headers=headers, content=body)
@@ -496,7 +546,7 @@ class Proxy:
                 watch.headers(response)
             await send({"type": "http.response.start", "status": response.status_code,
                         "headers": _end_to_end(response.headers.raw, _NOT_RETURNED)})
-            pump = asyncio.ensure_future(_pump(response, send, watch))
+            pump = asyncio.ensure_future(_pump(response, send, watch, self.on_forward))
             reason = await self._first(pump, receive)
             if reason is not None:
                 await _cancel(pump)
@@ -527,15 +577,47 @@ class Proxy:
             pass
 
 
-async def _pump(response: httpx.Response, send: Send, watch: Watch | None) -> tuple[str, str]:
-    """Copy the answer's raw bytes to the client, each chunk before the checker sees it."""
+def _test_checker() -> None:
+    kind, _, value = _TEST_CHECKER.partition(":")
+    if kind == "slow":
+        time.sleep(float(value or 0.1))
+    elif kind == "fail":
+        raise RuntimeError("the checker failed (SSE_CHECK_TEST_CHECKER=fail)")
+
+
+class _Tee:
+    """The forwarding side's handle on a watched exchange: it queues the checker's steps, never runs them."""
+
+    __slots__ = ("watch", "queue", "overflowed")
+
+    def __init__(self, watch: Watch, queue: CheckQueue) -> None:
+        self.watch, self.queue, self.overflowed = watch, queue, False
+
+    def headers(self, response: httpx.Response) -> None:
+        self.queue.control(self.watch.headers, response, time.monotonic())
+
+    def feed(self, chunk: bytes, now: float) -> None:
+        if self.overflowed:
+            return
+        if not self.queue.submit(self.watch.feed, chunk, now, size=len(chunk)):
+            self.overflowed = True  # the rest of this answer is forwarded unchecked
+            self.queue.control(self.watch.overflow)
+
+
+async def _pump(response: httpx.Response, send: Send, watch: _Tee | None,
+                on_forward: OnForward | None) -> tuple[str, str]:
+    """Copy the answer's raw bytes to the client; each chunk is then queued for the checker."""
+    clock = time.monotonic
     try:
         async for chunk in response.aiter_raw():
             if not chunk:
                 continue
+            read = clock()
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            if on_forward is not None:
+                on_forward(clock() - read)
             if watch is not None:
-                watch.feed(chunk)
+                watch.feed(chunk, read)
     except httpx.HTTPError as exc:
         # The upstream cut the body: return without ending ours, so the server closes the client's
         # connection mid-body and the client sees the cut too.

@@ -11,6 +11,7 @@ Exit codes, as lint: 0 no finding at or above ``--fail-on``; 1 at least one; 2 a
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -84,8 +85,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds to connect to the upstream (default 10); no other timeout is imposed")
     parser.add_argument("--quiet", "-q", action="store_true", help="no live line per answer (only the report)")
     parser.add_argument("--log", action="store_true", help="log each request and server events to stderr")
+    parser.add_argument("--metrics", metavar="HOST:PORT",
+                        help="serve Prometheus metrics on http://HOST:PORT/metrics (needs the proxy-metrics extra)")
+    parser.add_argument("--log-jsonl", metavar="FILE",
+                        help="append one JSON line per checked answer to FILE (the JSON report's entry "
+                             "and the exchange: method, path, status, timings)")
+    parser.add_argument("--sample", type=_rate, default=1.0, metavar="RATE",
+                        help="with --save: save this fraction (0-1) of the passing answers; failing ones always "
+                             "(default 1)")
+    parser.add_argument("--check-queue", type=_megabytes, default="64", metavar="MB",
+                        help="body megabytes that may wait for the checker (default 64); an answer that would "
+                             "overflow it is forwarded unchecked and counted")
+    parser.add_argument("--keep-answers", type=_count, default=10_000, metavar="N",
+                        help="the report shows the last N answers (default 10000; the totals count all), "
+                             "so a proxy that runs for days keeps flat memory")
     add_engine_arguments(parser, baseline=False)  # answers are named by arrival order: nothing to match
 
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r} (a fraction from 0 to 1)") from None
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a fraction from 0 to 1: {text!r}")
+    return value
+
+
+def _megabytes(text: str) -> int:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of megabytes: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of megabytes: {text!r}")
+    return max(int(value * 1024 * 1024), 1)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
+    return value
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -136,21 +181,52 @@ def run(args: argparse.Namespace) -> int:
     engine = engine_options(args)
     report = report_options(args, command="proxy")
     save_dir = _save_dir(args.save)
+    if args.sample < 1 and save_dir is None:
+        raise UsageError("--sample chooses which answers --save keeps: give --save DIR too")
     live = make_console(sys.stderr, args.color)
+    metrics = None
+    if args.metrics:
+        from checker.live.proxy_observe import ProxyMetrics
 
-    def on_record(record: Any) -> None:
+        metrics_host, metrics_port = parse_listen(args.metrics)
+        metrics = ProxyMetrics(report.fail_on)
+    jsonl = None
+    if args.log_jsonl:
+        from checker.live.proxy_observe import JsonlLog
+
+        jsonl = JsonlLog(args.log_jsonl, report)
+    summary = Summary()  # counts every answer; the report shows the last --keep-answers of them
+    failed = [False]
+
+    def on_record(record: Any) -> None:  # the checker thread, once per ended exchange
+        if record.result is not None:
+            failed[0] |= summary.add(record.result, report.fail_on)
+        for observer in (metrics, jsonl):
+            if observer is not None:
+                try:
+                    observer.record(record)
+                except Exception:  # noqa: BLE001,S110 - an observer's hiccup costs its line, not the answer
+                    pass
         if not args.quiet:
             live.print(live_line(record, report.fail_on), soft_wrap=True)  # one line, however long
 
     def on_passthrough(method: str, path: str, status: int | None, note: str) -> None:
+        if metrics is not None:
+            metrics.passthrough()
         if not args.quiet:
             live.print(Text(f"--- {method} {path} {status if status is not None else '–'} · {note}", style="dim"),
                        soft_wrap=True)
 
     proxy = Proxy(ProxyConfig(upstream=upstream, engine=engine, save_dir=save_dir,
-                              connect_timeout=args.connect_timeout),
-                  on_record=on_record, on_passthrough=on_passthrough)
+                              connect_timeout=args.connect_timeout, check_queue=args.check_queue,
+                              keep=args.keep_answers, sample=args.sample, fail_on=report.fail_on),
+                  on_record=on_record, on_passthrough=on_passthrough,
+                  on_forward=metrics.forwarded if metrics is not None else None)
     sock = bind_socket(host, port)
+    if metrics is not None:
+        metrics.watch_queue(proxy.checking)
+        bound = metrics.serve(metrics_host, metrics_port)
+        print(f"sse-check: metrics on http://{bound[0]}:{bound[1]}/metrics", file=sys.stderr, flush=True)
     bound_host, bound_port = sock.getsockname()[:2]
     if not is_loopback(bound_host):
         print(f"sse-check: warning: listening on {bound_host}, not a loopback address: anyone who can reach this "
@@ -165,7 +241,9 @@ def run(args: argparse.Namespace) -> int:
         server.run(sockets=[sock])
     finally:
         sock.close()
-    return _report(args, report, proxy)
+        if jsonl is not None:
+            jsonl.close()
+    return _report(args, report, proxy, summary, failed[0])
 
 
 def _save_dir(text: str | None) -> Path | None:
@@ -178,22 +256,21 @@ def _save_dir(text: str | None) -> Path | None:
     return path
 
 
-def _report(args: argparse.Namespace, report: ReportOptions, proxy: Any) -> int:
+def _report(args: argparse.Namespace, report: ReportOptions, proxy: Any, summary: Summary, failed: bool) -> int:
     records = [r for r in proxy.records if r.result is not None]
     report.extra = {
         "upstream": proxy.config.upstream,
         "passed_through": proxy.passed_through,
+        "answers_not_shown": max(proxy.checked - len(proxy.records), 0),
+        "skipped_queue_full": proxy.checking.overflows,
         "unchecked": [{"name": r.name, "note": r.note} for r in proxy.records if r.result is None],
         "conversations": conversations(proxy.tracker),
         "cache": [row.as_dict() for row in proxy.tracker.cache],
     }
-    summary = Summary()
-    failed = False
     with open_output(args.output) as stream:
         reporter = _reporter(args.format)(stream, report)
         reporter.start()
         for record in records:
-            failed |= summary.add(record.result, report.fail_on)
             reporter.file(record.name, record.result)
         reporter.finish(summary)
     return 1 if failed else 0
@@ -309,6 +386,12 @@ class ProxyTextReporter(ProbeTextReporter):
             c.print(table)
         for entry in extra.get("unchecked") or []:
             c.print(Text(f"not checked {entry['name']}: {entry['note']}", style="yellow"))
+        if extra.get("answers_not_shown"):
+            c.print(Text(f"{extra['answers_not_shown']} earlier answer(s) not shown (--keep-answers); "
+                         "the totals count them", style="dim"))
+        if extra.get("skipped_queue_full"):
+            c.print(Text(f"{extra['skipped_queue_full']} answer(s) forwarded unchecked: the checker's queue was "
+                         "full (--check-queue)", style="yellow"))
         talks = extra.get("conversations") or []
         c.print(f"proxied {extra.get('upstream', '?')}: {summary.files} answer(s) checked in {len(talks)} "
                 f"conversation(s), {extra.get('passed_through', 0)} other request(s) passed through")
