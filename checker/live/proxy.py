@@ -599,9 +599,12 @@ class _Tee:
     def feed(self, chunk: bytes, now: float) -> None:
         if self.overflowed:
             return
-        if not self.queue.submit(self.watch.feed, chunk, now, size=len(chunk)):
-            self.overflowed = True  # the rest of this answer is forwarded unchecked
-            self.queue.control(self.watch.overflow)
+        try:
+            if not self.queue.submit(self.watch.feed, chunk, now, size=len(chunk)):
+                self.overflowed = True  # the rest of this answer is forwarded unchecked
+                self.queue.control(self.watch.overflow)
+        except Exception:  # noqa: BLE001 - the forwarding goes on whatever the checker side does
+            self.overflowed = True
 
 
 async def _pump(response: httpx.Response, send: Send, watch: _Tee | None,
