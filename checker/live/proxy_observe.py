@@ -106,8 +106,7 @@ class JsonlLog:
     def record(self, record: Any) -> None:
         if record.result is None:
             return
-        self.reporter.file(record.name, record.result)
-        entry = self.reporter.files.pop()
+        entry = self.reporter.entry(record.name, record.result)
         http = getattr(record.result, "http", {}) or {}
         # "path" is the report's name of the answer (as in files[]); the request's path is the exchange's.
         line = {**entry, "exchange": {"method": record.method, "path": record.path, "status": record.status,
