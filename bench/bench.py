@@ -1,6 +1,6 @@
 """Speed and memory of the lint engine, as ratios against baselines run in the same run on the same input.
 
-    python bench/bench.py                   # every section: parallel, speed, startup, memory
+    python bench/bench.py                   # every section: parallel, speed, startup, memory, proxy
     python bench/bench.py --only startup    # one section (repeatable); --memory-mb 0 etc. skip one
 
 Speed: events per second, best of --repeat runs, for
@@ -19,6 +19,11 @@ and schemas linting nothing. The captures are written at bench time into a tempo
 
 Parallel lint: wall time of `sse-check lint DIR -j 1` and `-j 2` on the same generated archive of small
 captures (--parallel-captures; 0 skips), JSONL report to /dev/null; the speed-up is their ratio.
+
+Proxy load (bench/proxy_load.py): 200 concurrent streams through `sse-check proxy` in front of
+`sse-check serve` (real processes on loopback) against the same streams direct, each body compared byte
+for byte; the proxy's peak RSS; its RSS over 10,000 sequential streams. Targets: <= 1.5x the direct wall
+time, byte-identical, peak RSS < 150 MB, RSS flat (< 10 MB growth).
 
 Targets (issue "lint engine"): sse-check >= 1.0x httpx-sse + json.loads, >= 25x openai-python,
 peak RSS < 100 MB on a 400 MB capture; (issue "scale") -j 2 >= 1.6x -j 1 on 2 cores, start-up <= 1.5x
@@ -316,7 +321,7 @@ def memory(args: argparse.Namespace) -> None:
             big.unlink()
 
 
-SECTIONS = ("parallel", "speed", "startup", "memory")
+SECTIONS = ("parallel", "speed", "startup", "memory", "proxy")
 
 
 def main() -> int:
@@ -333,6 +338,12 @@ def main() -> int:
     parser.add_argument("--huge-event-mb", type=int, default=18,
                         help="size of each terminal event in the memory run's second capture")
     parser.add_argument("--startup-repeat", type=int, default=30, help="best of N start-up runs of each command")
+    parser.add_argument("--proxy-streams", type=int, default=200, help="concurrent streams of the proxy run")
+    parser.add_argument("--proxy-sequential", type=int, default=10_000,
+                        help="sequential streams of the proxy's leak run")
+    parser.add_argument("--proxy-repeat", type=int, default=3, help="best of N for the proxy's concurrent run")
+    parser.add_argument("--proxy-delay-ms", type=int, default=10,
+                        help="pause between a stream's events, as a model paces them (0: unpaced)")
     parser.add_argument("--only", action="append", choices=SECTIONS, help="run only this section (repeatable)")
     args = parser.parse_args()
     sections = set(args.only or SECTIONS)
@@ -346,6 +357,11 @@ def main() -> int:
         startup(args.startup_repeat)
     if "memory" in sections and args.memory_mb:
         memory(args)
+    if "proxy" in sections and args.proxy_streams:
+        from proxy_load import run as proxy_run
+
+        proxy_run(streams=args.proxy_streams, sequential=args.proxy_sequential, repeat=args.proxy_repeat,
+                  delay_ms=args.proxy_delay_ms)
     return 0
 
 
