@@ -46,6 +46,7 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024
 
 _EOL = re.compile(rb"\r\n|\r|\n")
+_EOL_KINDS = {b"\r\n": "crlf", b"\r": "cr", b"\n": "lf"}
 # The shape of nearly every event on the wire: an optional `event:` line, one
 # `data:` line, a blank line, all LF. Matched whole, it skips the per-line path.
 _SIMPLE_EVENT = re.compile(rb"(?:event:(?: ?)([^\n]*)\n)?data:(?: ?)([^\n]*)\n\n")
@@ -97,6 +98,7 @@ class SSEDecoder:
         self._closed = False
         self._line_no = 1  # number of the next line to be completed
         self._skipping_line = False  # inside an over-long line
+        self._skipped_line_start = 0  # where that line started (its end is reported there, as for any line)
         self._eol_kinds: set[str] = set()
         self._mixed_reported = False
         self._lone_cr_reported = False
@@ -240,6 +242,9 @@ class SSEDecoder:
                 self._buf = keep
                 return
             self._skipping_line = False
+            # The skipped line's end is read like any other: its kind counts for mixed endings and a lone CR,
+            # as when the whole line arrives in one chunk.
+            self._line_end(_EOL_KINDS[m.group()], self._skipped_line_start, out)
             cut = m.end()
             self._buf_offset += cut
             self._line_no += 1
@@ -269,6 +274,7 @@ class SSEDecoder:
                     Position(line=self._line_no, byte=self._buf_offset), limit=self.max_line_bytes
                 )
             )
+            self._skipped_line_start = self._buf_offset
             self._buf_offset += len(self._buf)
             self._buf = b""
             self._skipping_line = True
@@ -286,9 +292,13 @@ class SSEDecoder:
         # dropped while buffering: its bytes are not checked for NUL or UTF-8 either way.
         limit = self.max_line_bytes
         if b"\r" not in block:
-            if "lf" not in self._eol_kinds:
+            # The first LF is noted at its line; after that line when the line is over the limit (LINE_TOO_LONG
+            # first), as when such a line arrives in pieces and its end is seen only after it was skipped.
+            note_lf = "lf" not in self._eol_kinds
+            late_lf = note_lf and block.find(b"\n") > limit
+            if note_lf and not late_lf:
                 self._note_eol("lf", base, out)
-            if valid and not check_nul:
+            if valid and not check_nul and not late_lf:
                 self._lf_block(block, base, out)
                 return
             pos = base
@@ -299,25 +309,40 @@ class SSEDecoder:
                         check_nul = self._report_nul(line, pos, out)
                     if not valid:
                         line = self._repair(line, pos, out)
+                line_no = self._line_no
                 self._line(line, pos, end, out)
+                if late_lf:
+                    late_lf = False
+                    self._note_eol("lf", pos, out, line_no)
                 pos = end
             return
         pos = 0
         for m in _EOL.finditer(block):
             line = block[pos : m.start()]
-            kind = {b"\r\n": "crlf", b"\r": "cr", b"\n": "lf"}[m.group()]
-            if kind not in self._eol_kinds:
-                self._note_eol(kind, base + pos, out)
-            if kind == "cr" and not self._lone_cr_reported:
-                self._lone_cr_reported = True
-                out.append(framing.LONE_CR.finding(Position(line=self._line_no, byte=base + pos), line=self._line_no))
+            kind = _EOL_KINDS[m.group()]
             if len(line) <= limit:
+                self._line_end(kind, base + pos, out)
                 if check_nul and b"\x00" in line:
                     check_nul = self._report_nul(line, base + pos, out)
                 if not valid:
                     line = self._repair(line, base + pos, out)
-            self._line(line, base + pos, base + m.end(), out)
+                self._line(line, base + pos, base + m.end(), out)
+            else:
+                # Over the limit: LINE_TOO_LONG first, then its end, the order in which pieces would show them.
+                line_no = self._line_no
+                self._line(line, base + pos, base + m.end(), out)
+                self._line_end(kind, base + pos, out, line_no)
             pos = m.end()
+
+    def _line_end(self, kind: str, start: int, out: list[SSEEvent | Finding], line: int | None = None) -> None:
+        """Note the end of the line that starts at byte ``start``: mixed endings, a lone CR. ``line`` is that
+        line's number when it was already counted (default: the current line)."""
+        line = self._line_no if line is None else line
+        if kind not in self._eol_kinds:
+            self._note_eol(kind, start, out, line)
+        if kind == "cr" and not self._lone_cr_reported:
+            self._lone_cr_reported = True
+            out.append(framing.LONE_CR.finding(Position(line=line, byte=start), line=line))
 
     def _lf_block(self, block: bytes, base: int, out: list[SSEEvent | Finding]) -> None:
         """Valid UTF-8, LF only: whole simple events at once, other lines one by one.
@@ -383,14 +408,17 @@ class SSEDecoder:
         out.append(framing.NUL_BYTES.finding(Position(line=self._line_no, byte=pos), offset=at, where=where))
         return False
 
-    def _note_eol(self, kind: str, byte: int, out: list[SSEEvent | Finding]) -> None:
+    def _note_eol(self, kind: str, byte: int, out: list[SSEEvent | Finding], line: int | None = None) -> None:
+        """Note a kind of line end; ``line`` is its line's number when that line was already counted."""
         self._eol_kinds.add(kind)
         if len(self._eol_kinds) > 1 and not self._mixed_reported:
             self._mixed_reported = True
             names = {"lf": "LF", "crlf": "CRLF", "cr": "CR"}
             kinds = ", ".join(names[k] for k in ("crlf", "lf", "cr") if k in self._eol_kinds)
             out.append(
-                framing.MIXED_EOL.finding(Position(line=self._line_no, byte=byte), kinds=kinds, details={"kinds": kinds})
+                framing.MIXED_EOL.finding(
+                    Position(line=self._line_no if line is None else line, byte=byte), kinds=kinds, details={"kinds": kinds}
+                )
             )
 
     def _repair(self, line: bytes, pos: int, out: list[SSEEvent | Finding]) -> bytes:

@@ -201,6 +201,20 @@ def test_a_line_over_the_limit_is_not_read_for_utf8_or_nul_however_it_arrives(eo
     assert "SSE020" in codes(got) and [e.data for e in events(got)] == [b"2"]
 
 
+@pytest.mark.parametrize("before", [b"", b"data: 1\n\n", b"data: 1\r\n\r\n"])
+@pytest.mark.parametrize("eol", [b"\r", b"\n", b"\r\n"])
+def test_the_end_of_a_line_over_the_limit_counts_however_it_arrives(before: bytes, eol: bytes) -> None:
+    # Its end is a line end like any other: a lone CR there is SSE002, a new kind is SSE003 (mixed), reported
+    # after SSE020 and at the line's start, whether the line came whole or was skipped in pieces (found by the
+    # fuzz harness: in pieces, a skipped line's CR was not seen at all).
+    data = before + b"data: " + b"x" * 3000 + eol + b"data: 2\n\n"
+    got = three_ways(data, max_line_bytes=1000)
+    assert "SSE020" in codes(got)
+    assert ("SSE002" in codes(got)) == (eol == b"\r")
+    assert codes(got).index("SSE020") < min((codes(got).index(c) for c in ("SSE002", "SSE003") if c in codes(got)),
+                                             default=len(codes(got)))
+
+
 def test_event_over_the_limit_is_dropped() -> None:
     data = b"data: aaaa\ndata: bbbb\ndata: cccc\n\ndata: 2\n\n"
     got = three_ways(data, max_event_bytes=8)
