@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help demo test test-real-server test-all bench docs clean
+.PHONY: help demo test test-real-server test-all bench docs snapshots clean
 
 # `make` alone lists the targets (the first target is the default): the `##` comments below are the list.
 help:  ## list the targets
@@ -98,6 +98,11 @@ bench: $(STAMP)  ## speed, memory and load (ratios to in-run baselines)
 
 docs: $(STAMP)  ## docs/rules and README tables from the rule registry
 	$(BIN)/python -m checker.rules.docs docs/rules
+
+# The corpus snapshots (tests/snapshots/, checked by tests/test_snapshots.py) rewritten from today's findings:
+# run it only when a change of findings is intended, and say why in the commit.
+snapshots: $(STAMP)  ## rewrite tests/snapshots from the corpus (intended changes only)
+	$(BIN)/python -m pytest -q tests/test_snapshots.py --update-snapshots
 
 clean:  ## remove .venv, caches and the demo's report
 	rm -rf $(VENV) .pytest_cache demo-report.html
