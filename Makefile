@@ -101,7 +101,7 @@ docs: $(STAMP)  ## docs/rules and README tables from the rule registry
 
 # The corpus snapshots (tests/snapshots/, checked by tests/test_snapshots.py) rewritten from today's findings:
 # run it only when a change of findings is intended, and say why in the commit.
-snapshots: $(STAMP)  ## rewrite tests/snapshots from the corpus (intended changes only)
+snapshots: $(STAMP)  ## rewrite tests/snapshots from the corpus (intended changes)
 	$(BIN)/python -m pytest -q tests/test_snapshots.py --update-snapshots
 
 clean:  ## remove .venv, caches and the demo's report
