@@ -82,6 +82,17 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def positive_count(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (jobs, concurrency, answers kept)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
 def size(text: str) -> int:
     """An argparse type: a size in bytes, with an optional k/m/g (KiB, MiB, GiB) suffix."""
     return _size(text)

@@ -16,6 +16,7 @@ from checker.commands.common import (
     finish_baseline,
     warn_unmatched_baseline,
     open_output,
+    positive_count,
     report_options,
 )
 from checker.commands.config import override_for
@@ -72,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              f"(implies --clients; one of: {', '.join(sorted(ORACLES))})",
     )
     parser.add_argument(
-        "--jobs", "-j", type=_positive_int, default=None, metavar="N",
+        "--jobs", "-j", type=positive_count, default=None, metavar="N",
         help="lint N captures at a time in worker processes (default: the usable cores); "
              "the report is the same as with -j 1",
     )
@@ -82,16 +83,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "on the workers",
     )
     add_engine_arguments(parser)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

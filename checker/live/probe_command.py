@@ -34,6 +34,7 @@ from checker.commands.common import (
     finish_baseline,
     warn_unmatched_baseline,
     open_output,
+    positive_count,
     positive_seconds,
     report_options,
 )
@@ -98,7 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     conn.add_argument("--header", "-H", action="append", default=[], metavar="'NAME: VALUE'",
                       help="an extra request header (auth, routing); repeatable; sensitive values are redacted")
     conn.add_argument("--insecure", action="store_true", help="do not verify TLS certificates (prints a warning)")
-    conn.add_argument("--concurrency", type=_count, default=1, metavar="N", help="scenarios run at once (default: 1)")
+    conn.add_argument("--concurrency", type=positive_count, default=1, metavar="N", help="scenarios run at once (default: 1)")
     conn.add_argument("--save", metavar="DIR", help="save NAME.sse and NAME.meta.json per scenario in DIR")
     conn.add_argument("--no-progress", action="store_true", help="no progress display (it is shown only on a terminal)")
     limits = parser.add_argument_group(
@@ -121,14 +122,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
 
 
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")

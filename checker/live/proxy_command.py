@@ -25,6 +25,7 @@ from checker.commands.common import (
     check_output,
     engine_options,
     open_output,
+    positive_count,
     positive_seconds,
     report_options,
 )
@@ -96,7 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check-queue", type=_megabytes, default="64", metavar="MB",
                         help="body megabytes that may wait for the checker (default 64); an answer that would "
                              "overflow it is forwarded unchecked and counted")
-    parser.add_argument("--keep-answers", type=_count, default=10_000, metavar="N",
+    parser.add_argument("--keep-answers", type=positive_count, default=10_000, metavar="N",
                         help="the report shows the last N answers (default 10000; the totals count all), "
                              "so a proxy that runs for days keeps flat memory")
     add_engine_arguments(parser, baseline=False)  # answers are named by arrival order: nothing to match
@@ -123,14 +124,6 @@ def _megabytes(text: str) -> int:
     return max(int(value * 1024 * 1024), 1)
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
-    return value
 
 
 def parse_listen(text: str) -> tuple[str, int]:
