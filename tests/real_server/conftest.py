@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -41,6 +40,7 @@ from typing import IO
 
 import pytest
 from litellm_gateway import Gateway, GatewayUnavailable, find_litellm, start_litellm
+from processes import read_log, stop_by_pid
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY_DIR = Path(os.environ.get("SSE_CHECK_TINY_LLAMA_DIR", ROOT / "tools" / "tiny-llama"))
@@ -53,7 +53,6 @@ MODEL_SHA256 = os.environ.get("SSE_CHECK_TINY_LLAMA_SHA256",
 FLAGS = ("--jinja", "-c", "4096", "-np", "1", "--seed", "42", "--temp", "1.0", "--top-k", "0", "--top-p", "1.0",
          "--min-p", "0.0", "--reasoning-budget", "10")
 HEALTH_TIMEOUT_S = 120.0
-STOP_TIMEOUT_S = 10.0
 REQUIRE_ENV = "SSE_CHECK_REQUIRE_REAL_SERVER"
 
 
@@ -173,19 +172,10 @@ class LlamaServer:
         return self.proc.pid
 
     def log(self) -> str:
-        self._log.flush()
-        self._log.seek(0)
-        return self._log.read().decode("utf-8", "replace")
+        return read_log(self._log)
 
     def stop(self) -> int:
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(STOP_TIMEOUT_S)
-        return self.proc.returncode
+        return stop_by_pid(self.proc)
 
 
 def free_port() -> int:

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from processes import read_log, stop_by_pid
+
 ROOT = Path(__file__).resolve().parents[2]
 # The model name the clients ask for; the proxy maps it to the llama-server's model.
 MODEL = "tiny-qwen3-random"
@@ -41,7 +43,6 @@ MODEL = "tiny-qwen3-random"
 MASTER_KEY = "sk-sse-check-gateway"
 COMMAND_ENV = "SSE_CHECK_LITELLM"  # the `litellm` command to run (the Makefile points it at .venv/gateway)
 START_TIMEOUT_S = 180.0  # about 20 s on 2 idle cores; the import of litellm's proxy is heavy
-STOP_TIMEOUT_S = 10.0
 
 # What the proxy is given, in the words of its docs (docs.litellm.ai/docs/proxy/configs): one model, the
 # OpenAI-compatible provider pointed at the llama-server, and the Chat Completions bridge for Responses.
@@ -116,21 +117,13 @@ class Gateway:
         return self.proc.pid
 
     def log(self) -> str:
-        self._log.flush()
-        self._log.seek(0)
-        return self._log.read().decode("utf-8", "replace")
+        return read_log(self._log)
 
     def stop(self) -> int:
         """Stop the proxy by its pid (SIGTERM, then SIGKILL) and remove its folder; its exit status."""
-        if self.proc.poll() is None:
-            os.kill(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(STOP_TIMEOUT_S)
+        status = stop_by_pid(self.proc)
         self._folder.cleanup()
-        return self.proc.returncode
+        return status
 
     def close(self) -> None:
         self.stop()

@@ -1,0 +1,31 @@
+"""What the real-server suite does with the server processes it starts (llama-server, LiteLLM's proxy):
+read the log they wrote, and stop them by their pid, also when a test failed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from typing import IO
+
+# A server that has not exited this long after SIGTERM is killed.
+STOP_TIMEOUT_S = 10.0
+
+
+def read_log(log: IO[bytes]) -> str:
+    """Everything the process wrote so far to ``log`` (a file it shares with us)."""
+    log.flush()
+    log.seek(0)
+    return log.read().decode("utf-8", "replace")
+
+
+def stop_by_pid(proc: subprocess.Popen[bytes]) -> int:
+    """SIGTERM, then SIGKILL if it outlives STOP_TIMEOUT_S; its exit status."""
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(STOP_TIMEOUT_S)
+    return proc.returncode
