@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,7 +39,7 @@ from typing import IO
 
 import pytest
 from litellm_gateway import Gateway, GatewayUnavailable, find_litellm, start_litellm
-from processes import read_log, stop_by_pid
+from processes import answers, free_port, read_log, stop_by_pid
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY_DIR = Path(os.environ.get("SSE_CHECK_TINY_LLAMA_DIR", ROOT / "tools" / "tiny-llama"))
@@ -178,21 +177,6 @@ class LlamaServer:
         return stop_by_pid(self.proc)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    import httpx
-
-    try:
-        return httpx.get(f"{url}/health", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 def start_llama_server(binary: Path, model: Path) -> LlamaServer:
     """Start ``llama-server`` itself on a free loopback port and wait for ``/health``; stopped on failure."""
     last = ""
@@ -207,7 +191,7 @@ def start_llama_server(binary: Path, model: Path) -> LlamaServer:
             while time.monotonic() < deadline:
                 if proc.poll() is not None:
                     break
-                if _healthy(server.url):
+                if answers(f"{server.url}/health"):
                     return server
                 time.sleep(0.2)
         except BaseException:

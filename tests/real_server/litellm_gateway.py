@@ -25,7 +25,6 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from processes import read_log, stop_by_pid
+from processes import answers, free_port, read_log, stop_by_pid
 
 ROOT = Path(__file__).resolve().parents[2]
 # The model name the clients ask for; the proxy maps it to the llama-server's model.
@@ -130,21 +129,6 @@ class Gateway:
         self._log.close()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _alive(url: str) -> bool:
-    import httpx
-
-    try:
-        return httpx.get(f"{url}/health/liveliness", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 def config_text(upstream: str) -> str:
     return CONFIG_TEMPLATE.format(model=MODEL, upstream=upstream.rstrip("/"))
 
@@ -169,7 +153,7 @@ def start_litellm(upstream: str, command: str | None = None, port: int | None = 
         deadline = time.monotonic() + START_TIMEOUT_S
         try:
             while time.monotonic() < deadline and proc.poll() is None:
-                if _alive(gateway.url):
+                if answers(f"{gateway.url}/health/liveliness"):
                     return gateway
                 time.sleep(0.25)
         except BaseException:

@@ -1,15 +1,34 @@
 """What the real-server suite does with the server processes it starts (llama-server, LiteLLM's proxy):
-read the log they wrote, and stop them by their pid, also when a test failed."""
+pick a free loopback port, ask whether they answer, read the log they wrote, and stop them by their pid, also
+when a test failed."""
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 from typing import IO
 
 # A server that has not exited this long after SIGTERM is killed.
 STOP_TIMEOUT_S = 10.0
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now (another process may still take it before the server binds)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def answers(url: str) -> bool:
+    """Whether a GET of ``url`` (a health endpoint) answers 200 within two seconds."""
+    import httpx
+
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def read_log(log: IO[bytes]) -> str:
