@@ -159,6 +159,18 @@ def relative(here: str, target: str) -> str:
     return "/".join([".."] * (len(here_parts) - common) + target_parts[common:])
 
 
+def add_referenced(components: Mapping[str, Any], files: dict[str, str], queue: list[str], folder: str) -> None:
+    """Add to ``files`` every component the ``queue``'s components reference, directly or not, as
+    ``folder/NAME.json``; a reference to a component the description lacks is an error."""
+    while queue:
+        for ref in refs_in(components[queue.pop(0)]):
+            if ref not in files:
+                if ref not in components:
+                    raise ValueError(f"dangling $ref to {ref!r}")
+                files[ref] = f"{folder}/{ref}.json"
+                queue.append(ref)
+
+
 def refs_in(value: Any) -> list[str]:
     """Component names referenced anywhere in ``value`` (in document order)."""
     found: list[str] = []
@@ -340,13 +352,7 @@ def build_openai(spec: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], di
         event_types[etype] = name
     files: dict[str, str] = {name: f"events/{etype}.json" for etype, name in event_types.items()}
     queue = list(event_names)
-    while queue:
-        for ref in refs_in(components[queue.pop(0)]):
-            if ref not in files:
-                if ref not in components:
-                    raise ValueError(f"dangling $ref to {ref!r}")
-                files[ref] = f"objects/{ref}.json"
-                queue.append(ref)
+    add_referenced(components, files, queue, "objects")
     translator = Translator(files)
     docs = {path: translator.document(name, components[name], path) for name, path in files.items()}
     return docs, event_types
@@ -366,13 +372,7 @@ def build_requests(spec: Mapping[str, Any], roots: tuple[tuple[str, str], ...] =
             raise ValueError(f"request schema {name!r} is missing from the reference")
         files[name] = f"requests/{name}.json"
         queue.append(name)
-    while queue:
-        for ref in refs_in(components[queue.pop(0)]):
-            if ref not in files:
-                if ref not in components:
-                    raise ValueError(f"dangling $ref to {ref!r}")
-                files[ref] = f"requests/{ref}.json"
-                queue.append(ref)
+    add_referenced(components, files, queue, "requests")
     translator = Translator(files, source)
     docs = {path: absent_is_null(translator.document(name, components[name], path, set_name))
             for name, path in files.items()}
@@ -443,13 +443,7 @@ def build_open_responses(spec: Mapping[str, Any]) -> tuple[dict[str, dict[str, A
     files: dict[str, str] = {name: f"events/{etype}.json" for etype, name in event_types.items()}
     queue = [*event_names, OR_RESPONSE]
     files.setdefault(OR_RESPONSE, f"objects/{OR_RESPONSE}.json")
-    while queue:
-        for ref in refs_in(components[queue.pop(0)]):
-            if ref not in files:
-                if ref not in components:
-                    raise ValueError(f"dangling $ref to {ref!r}")
-                files[ref] = f"objects/{ref}.json"
-                queue.append(ref)
+    add_referenced(components, files, queue, "objects")
     translator = Translator(files, OR_SOURCE)
     docs = {rel: translator.document(name, components[name], rel, "open-responses") for name, rel in files.items()}
     if "objects/Response.json" in docs:
