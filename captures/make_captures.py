@@ -369,7 +369,7 @@ class Stream:
         return self
 
 
-    # -- hosted tools (events in the order OpenAI sends them: see checker/hosted.py) ----------------
+    # -- hosted tools (events in the order OpenAI sends them: see checker/dialects/responses/hosted.py) ----------------
 
     def _progress(self, prefix: str, base: dict[str, Any], *stages: str) -> None:
         for stage in stages:

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from checker.findings import Finding, Position, Severity
-from checker.machine import ResponsesMachine
+from checker.dialects.responses.machine import ResponsesMachine
 from checker.profiles import OPENAI, Profile, StreamFacts
 from checker.rules import framing, lifecycle, schema
 from checker.rules.registry import Rule

@@ -49,7 +49,7 @@ from urllib.parse import urlsplit
 from checker import request_checks
 from checker.engine import Limits, LintResult, StreamLinter
 from checker.findings import Finding, Position
-from checker.nonstream import response_object_findings
+from checker.dialects.responses.nonstream import response_object_findings
 from checker.profiles import OPENAI, Profile
 from checker.rules import http as rules
 from checker.schemas import load_schema_set

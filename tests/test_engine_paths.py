@@ -3,7 +3,7 @@ lifecycle table is total.
 
 The engine takes an inlined hot path for well-framed events that the schema and
 the machine's ``try_fast`` accept (checker/engine.py ``StreamLinter.feed``,
-checker/machine.py ``ResponsesMachine.try_fast``). Both promise to report
+checker/dialects/responses/machine.py ``ResponsesMachine.try_fast``). Both promise to report
 exactly what the general path would. These tests hold them to it: every capture
 is linted once as usual and once with the hot paths switched off (trace on, so
 the engine takes ``_event`` for every event, and ``try_fast`` refusing every
@@ -21,7 +21,7 @@ import pytest
 
 from checker.captures import request_for
 from checker.engine import LintResult, StreamLinter
-from checker.machine import LIFECYCLE, LIFECYCLE_KIND, ResponsesMachine
+from checker.dialects.responses.machine import LIFECYCLE, LIFECYCLE_KIND, ResponsesMachine
 from checker.profiles import PROFILES, get_profile
 from checker.rules import RULES
 

@@ -1,4 +1,4 @@
-"""Hosted-tool calls (checker/hosted.py): each family's grammar, streamed input, indexes, and the fast path.
+"""Hosted-tool calls (checker/dialects/responses/hosted.py): each family's grammar, streamed input, indexes, and the fast path.
 
 The conforming hosted-tool captures follow the order OpenAI really sends (recorded in vercel/ai's fixtures);
 each case below breaks one thing in one of them and names the findings it must give, no more.
@@ -17,7 +17,7 @@ import pytest
 from checker.compat import matrix
 from checker.engine import lint_bytes
 from checker.findings import Position
-from checker.machine import ResponsesMachine
+from checker.dialects.responses.machine import ResponsesMachine
 from checker.synth import encode
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,7 +2,7 @@
 
 The order each family must follow is the one OpenAI sends (recorded streams of
 web search, file search, code interpreter, image generation, MCP, shell and
-apply_patch calls; see checker/hosted.py). The SDK accumulators set the item's
+apply_patch calls; see checker/dialects/responses/hosted.py). The SDK accumulators set the item's
 status from each progress event and end with output_item.done's item, so an
 order defect misleads progress displays without changing a final response;
 index defects are where openai-node throws.

@@ -33,12 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from checker import hosted, item_forms
+from checker.dialects.responses import hosted, item_forms
 from checker.findings import Finding, Position, Severity
 from checker.rules import calls, content, framing, ids, items, lifecycle, reasoning, reconcile, schema
-from checker.shadow import MAX_ITEMS as SHADOW_LIMIT
-from checker.shadow import ShadowItems
-from checker.snapshots import SnapshotFields
+from checker.dialects.responses.shadow import MAX_ITEMS as SHADOW_LIMIT
+from checker.dialects.responses.shadow import ShadowItems
+from checker.dialects.responses.snapshots import SnapshotFields
 from checker.text import HASH_SLICE, TextAccumulator, blake2b, describe_difference, hash_text
 
 TERMINAL_TYPES = frozenset({"response.completed", "response.incomplete", "response.failed"})
@@ -128,7 +128,7 @@ SCOPES: dict[str, Scope] = {
     "response.function_call_arguments.done": Scope("function_call", "args", "text_done", None, "arguments"),
 }
 # Hosted-tool events (progress, streamed input, shell commands and output): their item must exist and be open,
-# and checker/hosted.py follows each call's grammar.
+# and checker/dialects/responses/hosted.py follows each call's grammar.
 for _etype, _item_type in hosted.EVENT_ITEM_TYPES.items():
     SCOPES.setdefault(_etype, Scope(_item_type, "tool", "other"))
 ANNOTATION_ADDED = "response.output_text.annotation.added"
@@ -538,7 +538,7 @@ class ResponsesMachine:
         problems: list[str] = []
         opaque: list[str] = []
         # An item the stream never announced nor finished, but streamed text for, is reconciled by its id
-        # with that text (see checker/shadow.py); the others are compared in output order.
+        # with that text (see checker/dialects/responses/shadow.py); the others are compared in output order.
         listed: list[tuple[int, Any]] = []
         for index, final in enumerate(output):
             fid = final.get("id") if isinstance(final, dict) else None

@@ -3,7 +3,7 @@
 The probe compares a non-streaming answer with its streamed pair (HTP015-HTP017); this module checks the
 object itself, as the engine checks a terminal event's ``response``: the Response schema of the profile's
 schema set (SCH002 for the response, SCH003 for an output item and its parts, LIF018 for usage), and the
-checks of every output item's final form (:mod:`checker.item_forms`: id prefixes, a call's id and call_id,
+checks of every output item's final form (:mod:`checker.dialects.responses.item_forms`: id prefixes, a call's id and call_id,
 arguments that must parse as JSON). A reasoning item whose content holds an ``output_text`` part, say, is
 an SCH003 here exactly as it would be in ``response.completed``.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from checker import item_forms
+from checker.dialects.responses import item_forms
 from checker.engine import _schema_findings
 from checker.findings import Finding, Position
 from checker.schemas import SchemaSet
