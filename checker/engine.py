@@ -22,7 +22,8 @@ from typing import Any, NamedTuple
 import orjson
 
 from checker.findings import Finding, Position, Severity
-from checker.dialects.responses.machine import ResponsesMachine
+from checker import dialects
+from checker.dialects.base import ItemSummary
 from checker.profiles import OPENAI, Profile, StreamFacts
 from checker.rules import framing, lifecycle, schema
 from checker.rules.registry import Rule
@@ -93,9 +94,11 @@ class LintResult:
     profile: str
     # Every terminal event's type in stream order (``terminal`` is the first): what the clients' final calls see.
     terminals: tuple[str, ...] = ()
-    items: list[dict[str, Any]] = field(default_factory=list)
+    # The dialect the stream was checked as (checker/dialects); "" only for a result built without a stream.
+    dialect: str = ""
+    items: list[ItemSummary] = field(default_factory=list)
     trace: list["TraceEntry"] | None = None
-    # What each item accumulated (ResponsesMachine.item_texts), only with trace or keep_texts.
+    # What each item accumulated (the machine's StreamSummary.texts), only with trace or keep_texts.
     texts: list[dict[str, Any]] | None = None
 
     def worst(self) -> Severity | None:
@@ -146,8 +149,9 @@ class StreamLinter:
         # The schema set's compiled validators by event type, when it exposes them.
         self._validators: dict[str, Any] | None = getattr(self.schemas, "_event_validators", None)
         self._stopped = False
-        self.machine = ResponsesMachine(request=request, known_types=self.schemas.known_event_types(),
-                                        keep_texts=trace or keep_texts)
+        self.dialect = dialects.default()
+        self.machine = self.dialect.make_machine(request=request, known_types=self.schemas.known_event_types(),
+                                                 keep_texts=trace or keep_texts)
         self._select = tuple(s.upper() for s in select) if select else ()
         self._ignore = tuple(s.upper() for s in ignore) if ignore else ()
         self._collapse = collapse
@@ -310,7 +314,8 @@ class StreamLinter:
                     self._emit(finding, out)
                 if self.profile.done_sentinel == "required" and not self._done_seen:
                     self._emit(framing.DONE_MISSING.finding(end), out)
-        facts = StreamFacts(truncated=self.machine.state.truncated)
+        summary = self.machine.summary()
+        facts = StreamFacts(truncated=summary.truncated)
         for finding in self._deferred:
             self._record(self.profile.apply(finding, facts), out)
         findings = self._firsts
@@ -322,22 +327,18 @@ class StreamLinter:
                 for f in findings
             ]
         findings.sort(key=lambda f: (f.position.byte, f.position.line))
-        st = self.machine.state
         self._closed_result = LintResult(
             findings=findings,
             events=min(self.decoder.events_dispatched, self.limits.max_events),
             bytes=self.decoder.bytes_seen + self._opaque_bytes,
-            terminal=st.terminal_type,
-            terminals=tuple(st.terminals),
-            response_id=st.response_id,
+            terminal=summary.terminal,
+            terminals=summary.terminals,
+            response_id=summary.response_id,
             profile=self.profile.name,
+            dialect=self.dialect.name,
             trace=self._trace,
-            texts=self.machine.item_texts() if self.machine.keep_texts else None,
-            items=[
-                {"id": it.id, "type": it.type, "output_index": it.output_index, "done": it.done,
-                 "added_at": it.added_at}
-                for it in self.machine.items
-            ],
+            texts=summary.texts,
+            items=list(summary.items),
         )
         return self._closed_result
 

@@ -11,7 +11,8 @@ import jsonschema
 import pytest
 
 from checker.clients import CLIENTS, cites
-from checker.compat import EFFECTS, END_EFFECTS, LIMIT_CODES, Verdict, matrix
+from checker.compat import LIMIT_CODES, Verdict, matrix
+from checker.dialects.responses.effects import EFFECTS, END_EFFECTS
 from checker.engine import lint_bytes
 from checker.findings import Position
 from checker.profiles import get_profile

@@ -31,7 +31,7 @@ def test_conforming_builder_streams_are_clean() -> None:
     result = lint_bytes(encode(builder.events()))
     assert result.findings == []
     assert result.terminal == "response.completed" and result.response_id is not None
-    assert [i["type"] for i in result.items] == ["reasoning", "message", "function_call", "function_call"]
+    assert [i.type for i in result.items] == ["reasoning", "message", "function_call", "function_call"]
 
 
 @pytest.mark.parametrize("terminal", ["incomplete", "failed"])

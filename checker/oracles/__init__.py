@@ -20,11 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from checker.dialects.responses.vocabulary import TERMINAL_TYPES
+
 if TYPE_CHECKING:  # not at run time: `lint` imports this module for the names, the matrix only with --oracle
     from checker.compat import Verdict
     from checker.engine import LintResult
 
-TERMINALS = ("response.completed", "response.incomplete", "response.failed")
+TERMINALS = TERMINAL_TYPES  # the Responses terminal set (checker/dialects/responses/vocabulary.py)
 
 
 class OracleUnavailable(Exception):
@@ -87,10 +89,9 @@ class Outcome:
 
 def expected_output(result: LintResult) -> list[tuple[str | None, str | None]]:
     """(type, id) of the items the stream finished, in output order: what an ``ok`` client must return."""
-    done = [(i, it) for i, it in enumerate(result.items) if it.get("done")]
-    done.sort(key=lambda pair: (pair[1].get("output_index") if type(pair[1].get("output_index")) is int
-                                else 1 << 30, pair[0]))
-    return [(it.get("type"), it.get("id")) for _, it in done]
+    done = [(i, it) for i, it in enumerate(result.items) if it.done]
+    done.sort(key=lambda pair: (pair[1].output_index if type(pair[1].output_index) is int else 1 << 30, pair[0]))
+    return [(it.type, it.id) for _, it in done]
 
 
 def disagreement(verdict: Verdict, outcome: Outcome, result: LintResult) -> str | None:

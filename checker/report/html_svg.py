@@ -34,7 +34,6 @@ _SHAPES = {
     "sentinel": '<rect x="-4" y="-4" width="8" height="8" transform="rotate(45)"/>',
     "other": '<circle r="3.5"/>',
 }
-_LETTERS = {"response.created": "C", "response.queued": "Q", "response.in_progress": "P"}
 
 
 def esc(value: object) -> str:
@@ -190,7 +189,7 @@ def _mark(mark: Mark, lane: Lane, geo: Geometry, mid: float, timeline: Timeline)
         classes += " late"
     if mark.kind == "terminal":
         classes += " t-" + mark.type.rsplit(".", 1)[-1]
-    letter = _LETTERS.get(mark.type, "")
+    letter = timeline.letters.get(mark.type, "") if mark.kind == "lifecycle" else ""
     title = f"#{mark.index} {mark.type}"
     if mark.folded > 1:
         title += f" (+{mark.folded - 1} more event(s) of this lane in this column)"

@@ -12,10 +12,12 @@ beat its deltas), with the number of events folded into it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker import dialects
+from checker.dialects.base import Dialect
 from checker.engine import LintResult, TraceEntry
 
 RESPONSE_LANE = "response"
@@ -27,24 +29,20 @@ OVERFLOW_LANE = "(more items)"
 # Event kinds, in the order a folded column prefers them (first wins).
 PRIORITY = ("added", "done", "terminal", "error", "lifecycle", "sentinel", "textdone", "part", "other", "delta")
 _RANK = {kind: n for n, kind in enumerate(PRIORITY)}
-_LIFECYCLE = {"response.created", "response.queued", "response.in_progress"}
-_TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
-_PART = {"response.content_part.added", "response.content_part.done", "response.reasoning_summary_part.added",
-         "response.reasoning_summary_part.done"}
 
 
-def event_kind(event_type: str) -> str:
-    """The kind of mark an event type is drawn as."""
-    if event_type == "response.output_item.added":
-        return "added"
-    if event_type == "response.output_item.done":
-        return "done"
-    if event_type in _LIFECYCLE:
-        return "lifecycle"
-    if event_type in _TERMINAL:
-        return "terminal"
-    if event_type in _PART:
-        return "part"
+def dialect_of(result: LintResult) -> Dialect:
+    """The dialect a result was checked as (its lanes, marks and letters)."""
+    return dialects.get(result.dialect) if result.dialect else dialects.default()
+
+
+def event_kind(event_type: str, marks: Mapping[str, str] | None = None) -> str:
+    """The kind of mark an event type is drawn as: the dialect's ``marks`` first, then by its name."""
+    if marks is None:
+        marks = dialects.default().marks
+    kind = marks.get(event_type)
+    if kind is not None:
+        return kind
     if event_type == "error":
         return "error"
     if event_type == "[DONE]":
@@ -102,6 +100,8 @@ class Timeline:
     lane_of: dict[int, str]  # event index -> lane key
     findings_at: dict[int | None, list[int]]  # event index (None: the stream) -> finding numbers
     folded_lanes: int = 0
+    # The letter a lifecycle or terminal event is drawn as (the dialect's ``letters``).
+    letters: Mapping[str, str] = field(default_factory=dict)
 
     def column(self, index: int) -> int:
         return index // self.per_column
@@ -120,6 +120,8 @@ def build_timeline(result: LintResult, *, max_columns: int) -> Timeline:
     columns = -(-total // per_column) if total else 0
     types = _item_types(result)
     aliases = _index_aliases(result)
+    dialect = dialect_of(result)
+    marks = dialect.marks
     lanes: dict[str, Lane] = {RESPONSE_LANE: Lane(RESPONSE_LANE, None)}
     lane_of: dict[int, str] = {}
     best: dict[tuple[str, int], tuple[Mark, int]] = {}
@@ -135,7 +137,7 @@ def build_timeline(result: LintResult, *, max_columns: int) -> Timeline:
                 lanes[key] = Lane(key, types.get(key))
         lane = lanes[key]
         lane_of[entry.index] = key
-        kind = event_kind(entry.type)
+        kind = event_kind(entry.type, marks)
         if lane.first_index is None:
             lane.first_index = entry.index
         lane.last_index = entry.index
@@ -165,7 +167,7 @@ def build_timeline(result: LintResult, *, max_columns: int) -> Timeline:
     for number, finding in enumerate(result.findings):
         index = finding.position.event_index
         findings_at.setdefault(index if index in lane_of else None, []).append(number)
-    return Timeline(total, columns, per_column, ordered, lane_of, findings_at, len(folded))
+    return Timeline(total, columns, per_column, ordered, lane_of, findings_at, len(folded), dialect.letters)
 
 
 def _mark_late(lanes: list[Lane]) -> None:
@@ -185,11 +187,11 @@ def _mark_late(lanes: list[Lane]) -> None:
 def _item_types(result: LintResult) -> dict[str, str]:
     types: dict[str, str] = {}
     for item in result.items:
-        if isinstance(item.get("type"), str):
-            if isinstance(item.get("id"), str):
-                types.setdefault(item["id"], item["type"])
-            if type(item.get("output_index")) is int:
-                types.setdefault(f"#{item['output_index']}", item["type"])
+        if isinstance(item.type, str):
+            if isinstance(item.id, str):
+                types.setdefault(item.id, item.type)
+            if type(item.output_index) is int:
+                types.setdefault(f"#{item.output_index}", item.type)
     return types
 
 
@@ -197,8 +199,8 @@ def _index_aliases(result: LintResult) -> dict[str, str]:
     """'#<output_index>' lanes of events without an item id, folded into their item's lane."""
     aliases: dict[str, str] = {}
     for item in result.items:
-        if isinstance(item.get("id"), str) and type(item.get("output_index")) is int:
-            aliases.setdefault(f"#{item['output_index']}", item["id"])
+        if isinstance(item.id, str) and type(item.output_index) is int:
+            aliases.setdefault(f"#{item.output_index}", item.id)
     return aliases
 
 

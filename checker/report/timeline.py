@@ -9,6 +9,8 @@ item was added, and the findings under the event that raised them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.console import Console
 from rich.text import Text
 
@@ -19,16 +21,14 @@ from checker.report.lanes import OVERFLOW_LANE, RESPONSE_LANE, Lane, Mark, Timel
 # One character per kind of mark (the HTML legend uses the same shapes).
 GLYPHS = {"added": "[", "done": "]", "delta": "·", "part": "|", "textdone": "=", "error": "E", "sentinel": "D",
           "other": "•"}
-LETTERS = {"response.created": "C", "response.queued": "Q", "response.in_progress": "P",
-           "response.completed": "✓", "response.incomplete": "I", "response.failed": "F"}
 LANE_STYLE = {"reasoning": "magenta", "message": "blue", "function_call": "green"}
 LATE_STYLE = "bold color(208)"
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
 LABEL_WIDTH = 30
 
 
-def _glyph(mark: Mark) -> str:
-    return LETTERS.get(mark.type) or GLYPHS.get(mark.kind, "•")
+def _glyph(mark: Mark, letters: Mapping[str, str]) -> str:
+    return letters.get(mark.type) or GLYPHS.get(mark.kind, "•")
 
 
 def _lane_style(lane: Lane) -> str:
@@ -102,7 +102,7 @@ def _row(lane: Lane, timeline: Timeline) -> Text:
             mark_style = LATE_STYLE
         if mark.column in flagged:
             mark_style += " underline"
-        cells[mark.column] = (_glyph(mark), mark_style)
+        cells[mark.column] = (_glyph(mark, timeline.letters), mark_style)
     text = Text()
     for glyph, cell_style in cells:
         text.append(glyph, style=cell_style)

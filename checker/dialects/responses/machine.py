@@ -33,20 +33,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from checker.dialects.base import ItemSummary, StreamSummary
 from checker.dialects.responses import hosted, item_forms
 from checker.findings import Finding, Position, Severity
 from checker.rules import calls, content, framing, ids, items, lifecycle, reasoning, reconcile, schema
 from checker.dialects.responses.shadow import MAX_ITEMS as SHADOW_LIMIT
 from checker.dialects.responses.shadow import ShadowItems
 from checker.dialects.responses.snapshots import SnapshotFields
+from checker.dialects.responses.vocabulary import TERMINAL_STATUS, TERMINAL_TYPES
 from checker.text import HASH_SLICE, TextAccumulator, blake2b, describe_difference, hash_text
-
-TERMINAL_TYPES = frozenset({"response.completed", "response.incomplete", "response.failed"})
-TERMINAL_STATUS = {
-    "response.completed": "completed",
-    "response.incomplete": "incomplete",
-    "response.failed": "failed",
-}
 
 # --- lifecycle ---------------------------------------------------------------
 # Kinds of event as the lifecycle sees them.
@@ -392,6 +387,17 @@ class ResponsesMachine:
         if self.state.lifecycle != "terminal":
             return [lifecycle.MISSING_TERMINAL.finding(pos)]
         return []
+
+    def summary(self) -> StreamSummary:
+        """What the stream was (the seam's contract, checker/dialects/base.py): the engine reads this, never
+        ``state`` or ``items``."""
+        st = self.state
+        return StreamSummary(
+            terminal=st.terminal_type, terminals=tuple(st.terminals), response_id=st.response_id,
+            truncated=st.truncated,
+            items=tuple(ItemSummary(it.id, it.type, it.output_index, it.done, it.added_at) for it in self.items),
+            texts=self.item_texts() if self.keep_texts else None,
+        )
 
     def item_texts(self) -> list[dict[str, Any]]:
         """Read-only export for reports: what each item accumulated, in added order.

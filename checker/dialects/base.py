@@ -1,0 +1,222 @@
+"""The dialect seam: what one wire format brings to the one engine.
+
+The engine (``checker.engine.StreamLinter``) owns everything that is the same for every streamed API: the SSE
+decoder, JSON parsing and its hazards, the profile and ``--select``/``--ignore``, collapsing, the limits. A
+:class:`Dialect` brings the rest for one API: how its streams are recognised, its event vocabulary, its
+:class:`Machine` (the per-stream state and the rules it raises), its schema set and how schema violations become
+findings, the clients it predicts (:class:`ClientEffects`) and the report lane of an event.
+
+A dialect lives in one package under ``checker/dialects/`` and is registered in ``checker/dialects/__init__.py``
+(one line). Nothing here imports a dialect, the engine, or anything that does I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from checker.findings import Finding, Position
+
+DoneSentinel = Literal["required", "forbidden", "ignored"]
+
+
+# --- what a machine tells the engine at the end of a stream ----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ItemSummary:
+    """One unit of a stream's answer as its machine tracked it: a Responses output item, a chat choice, an
+    Anthropic content block. The client matrix and the report read these, never the machine's own state."""
+
+    id: str | None
+    type: str | None
+    # Its position in the answer (Responses ``output_index``, a choice's ``index``, a content block's ``index``).
+    output_index: int | None
+    done: bool
+    # The index of the event that announced it (``output_item.added``); None: it was never announced.
+    added_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamSummary:
+    """What a machine knows about its stream once it has seen it: read by the engine into ``LintResult``."""
+
+    # The first terminal event's type, and every terminal event's type in stream order (what the clients'
+    # final calls see; a second terminal is a finding of its own).
+    terminal: str | None = None
+    terminals: tuple[str, ...] = ()
+    response_id: str | None = None
+    # The answer was cut by the request's token limit (profiles' stream-level known deviations use it).
+    truncated: bool = False
+    items: tuple[ItemSummary, ...] = ()
+    # What each item accumulated, for the reports' text view; None unless the machine kept texts.
+    texts: list[dict[str, Any]] | None = None
+
+
+class Machine(Protocol):
+    """One stream's state. The engine feeds it parsed event objects (a JSON object per SSE event, after the
+    framing, the JSON hazards and the schema check) with their positions, in order; it never does I/O and
+    never raises for a protocol problem: a problem is a finding."""
+
+    @property
+    def terminated(self) -> bool:
+        """A terminal event was seen: the engine skips the schema check of later events (they are findings
+        of their own)."""
+        ...
+
+    def handle(self, event: dict[str, Any], pos: Position) -> list[Finding]:
+        """One event object whose type (``Dialect.event_type``) is a string."""
+        ...
+
+    def try_fast(self, etype: str, event: dict[str, Any]) -> bool:
+        """The hot path: take a schema-valid event that needs no finding and return True, or change nothing
+        and return False (then ``handle`` gets it). Always returning False is correct, only slower."""
+        ...
+
+    def finish(self, end: Position) -> list[Finding]:
+        """The end of the stream (not called when the reader, not the server, stopped it)."""
+        ...
+
+    def summary(self) -> StreamSummary:
+        """What the stream was: its terminal(s), id, items (and their texts when kept)."""
+        ...
+
+
+class SchemaViolationLike(Protocol):
+    keyword: str
+    pointer: str
+    message: str
+    missing: str | None
+
+
+class SchemaSet(Protocol):
+    """What the engine needs of a dialect's schema set (``checker.schemas.SchemaSet`` is one)."""
+
+    name: str
+
+    def known_event_types(self) -> frozenset[str]: ...
+
+    def validate_event(self, event: dict[str, Any]) -> list[Any]: ...
+
+
+# --- what a dialect predicts of its clients ---------------------------------------------------------------
+
+
+class Verdict(enum.IntEnum):
+    """Ordered: the worst verdict of a client's findings is its cell."""
+
+    OK = 0
+    DEGRADED = 1
+    BREAKS = 2
+
+    def __str__(self) -> str:
+        return {0: "ok", 1: "degraded", 2: "breaks"}[self.value]
+
+    @classmethod
+    def parse(cls, text: str) -> "Verdict":
+        try:
+            return {"ok": cls.OK, "degraded": cls.DEGRADED, "breaks": cls.BREAKS}[text]
+        except KeyError:
+            raise ValueError(f"unknown verdict {text!r} (use ok, degraded or breaks)") from None
+
+
+class Linted(Protocol):
+    """The part of a finished lint (``checker.engine.LintResult``) that effect conditions may read."""
+
+    @property
+    def findings(self) -> list[Finding]: ...
+
+    @property
+    def items(self) -> list[ItemSummary]: ...
+
+    @property
+    def terminal(self) -> str | None: ...
+
+    @property
+    def terminals(self) -> tuple[str, ...]: ...
+
+
+Condition = Callable[[Finding, Linted], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """What one finding does to one client; ``when`` narrows it to the case where it holds."""
+
+    verdict: Verdict
+    # What the user sees; ``{field}`` is filled from the finding's details. The
+    # client's own error text is written as ``ExceptionType: message``.
+    symptom: str
+    when: Condition | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EndEffect:
+    """What a client's final call does at the end of a stream for which ``when`` holds."""
+
+    verdict: Verdict
+    symptom: str  # ``{terminal}``: the terminal event that is not the dialect's normal end
+    when: Callable[[Linted], bool]
+    source: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientEffects:
+    """A dialect's client matrix: its clients (the matrix's columns, in order) and, per rule code and client,
+    the effects tried in order. A rule without a row falls back to ``Rule.clients`` (each named client breaks)."""
+
+    clients: tuple[str, ...]
+    by_rule: Mapping[str, Mapping[str, tuple[Effect, ...]]]
+    # What a client's user-facing call does once the stream is read through (applied after every finding).
+    at_end: Mapping[str, tuple[EndEffect, ...]] = field(default_factory=dict)
+    # The terminal event of a normal end (the ``{terminal}`` of an end effect is the first other one).
+    normal_end: str = ""
+    # Within one event, the order in which the clients check it, by rule family prefix.
+    check_order: tuple[str, ...] = ()
+
+
+# --- the dialect --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Dialect:
+    """One streamed API, as the engine, the reports and the client matrix see it."""
+
+    name: str  # the ``--dialect`` value: "responses", "chat", "messages"
+    title: str  # shown in reports: "OpenAI Responses"
+    # URL path suffixes that select it (``/v1/responses`` ends with ``/responses``).
+    endpoints: tuple[str, ...]
+    # Evidence (one short phrase) when a stream's first event object is this dialect's, else None.
+    recognise: Callable[[dict[str, Any]], str | None]
+    # A fresh machine for one stream: make_machine(request=..., known_types=..., keep_texts=...).
+    make_machine: Callable[..., Machine]
+    # The type an event object names (Responses' and Anthropic's ``type``; a chat chunk's ``object``).
+    event_type: Callable[[dict[str, Any]], str | None]
+    # SSE ``event:`` lines are expected and must equal the event type (Responses, Anthropic Messages).
+    event_names: bool
+    # What ``data: [DONE]`` is in this dialect unless a profile says otherwise.
+    done_sentinel: DoneSentinel
+    schema_set: str  # its schema set's name (``checker.schemas``); a profile may name another
+    # Schema violations of one event as findings (the dialect's field-to-rule map).
+    schema_findings: Callable[[Sequence[Any], str, Position], list[Finding]]
+    # Its rule families' modules (``checker.rules.*``), for the rule registry and the docs.
+    rule_modules: tuple[str, ...]
+    # Its client matrix, loaded on first use (the matrix is built only with --clients).
+    effects: Callable[[], ClientEffects]
+    # The report lane of an event object: an item id, a choice, a content block, or "response".
+    lane: Callable[[dict[str, Any]], str]
+    # Its terminal event types (the report draws them as the end; the proxy knows the answer is complete).
+    terminal_types: frozenset[str] = frozenset()
+    # How the timelines draw its events: event type -> mark kind ("added", "done", "lifecycle", "terminal",
+    # "part"; other types are told by their suffix: ".delta", ".done"), and the letter a lifecycle or
+    # terminal event is drawn as in the terminal timeline.
+    marks: Mapping[str, str] = field(default_factory=dict)
+    letters: Mapping[str, str] = field(default_factory=dict)
+    # Findings on an event object before its type is known (an ``error`` member where the dialect forbids one,
+    # no type at all); the second value is False when the event goes no further (it has no usable type).
+    screen: Callable[[dict[str, Any], Position], tuple[list[Finding], bool]] | None = None
+
+    def __repr__(self) -> str:
+        return f"<Dialect {self.name!r}>"
