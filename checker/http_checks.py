@@ -50,6 +50,7 @@ from checker import request_checks
 from checker.engine import Limits, LintResult, StreamLinter
 from checker.findings import Finding, Position
 from checker.dialects.responses.nonstream import response_object_findings
+from checker.dialects.responses.vocabulary import TERMINAL_TYPES
 from checker.profiles import OPENAI, Profile
 from checker.rules import http as rules
 from checker.schemas import load_schema_set
@@ -70,7 +71,6 @@ ENDINGS: dict[str, bool] = {
     "tls-error": False,  # the TLS handshake failed
     "interrupted": False,  # the user stopped the probe
 }
-TERMINAL_TYPES = ("response.completed", "response.incomplete", "response.failed")
 # The ``ending.detail`` of an ``interrupted`` exchange that the proxy's client ended by disconnecting.
 CLIENT_LEFT = "the client disconnected"
 # A non-streaming body or an error body is kept whole up to this size (far above any real one).

@@ -25,10 +25,10 @@ from typing import Any, Literal
 
 import orjson
 
+from checker.dialects.responses.vocabulary import TERMINAL_TYPES
 from checker.sse import SSEDecoder, SSEEvent
 
 Api = Literal["responses", "chat"]
-TERMINAL_TYPES = frozenset({"response.completed", "response.incomplete", "response.failed"})
 # An answer's JSON body is parsed for the history only up to this size; larger ones are not answers a
 # model gives (and the proxy keeps no more than this in memory for the purpose).
 MAX_JSON_BODY = 16 * 1024 * 1024

@@ -39,6 +39,7 @@ from typing import Any
 
 import orjson
 
+from checker.dialects.responses.vocabulary import TERMINAL_TYPES
 from checker.findings import Finding, Position
 from checker.live.history import CacheRow
 from checker.live.outcome import Api, usage_of
@@ -588,8 +589,7 @@ def scan_stream(dialect: str, body: bytes) -> StreamFacts:
         if kind in ("response.reasoning_text.delta", "response.reasoning_summary_text.delta"):
             facts.reasoning_deltas += 1
         response = obj.get("response")
-        if isinstance(response, dict) and response.get("usage") is not None and kind in (
-                "response.completed", "response.incomplete", "response.failed"):
+        if isinstance(response, dict) and response.get("usage") is not None and kind in TERMINAL_TYPES:
             facts.usage = response["usage"]
     return facts
 
