@@ -1,0 +1,107 @@
+"""The dialect registry and the seam's contracts (checker/dialects)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from checker import dialects
+from checker.dialects.base import ClientEffects, Dialect, ItemSummary, StreamSummary
+from checker.dialects.responses import DIALECT as RESPONSES
+from checker.dialects.responses.vocabulary import TERMINAL_TYPES
+from checker.engine import lint_bytes
+from checker.findings import Position
+
+
+def test_responses_is_the_default_and_registered_dialect() -> None:
+    assert dialects.names()[0] == "responses"
+    assert dialects.default() is RESPONSES
+    assert dialects.get("responses") is RESPONSES
+    with pytest.raises(ValueError, match="unknown dialect 'nope' \\(choose from responses"):
+        dialects.get("nope")
+
+
+def test_a_dialect_name_is_registered_once() -> None:
+    with pytest.raises(ValueError, match="already registered"):
+        dialects.register(dataclasses.replace(RESPONSES))
+    assert dialects.register(RESPONSES) is RESPONSES  # the same object again is no change
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("/v1/responses", "responses"), ("/v1/responses/", "responses"), ("/responses", "responses"),
+    ("/v1/models", None), ("", None),
+])
+def test_for_endpoint(path: str, expected: str | None) -> None:
+    found = dialects.for_endpoint(path)
+    assert (found.name if found is not None else None) == expected
+
+
+def test_other_endpoints_are_named_while_they_have_no_dialect() -> None:
+    registered = set(dialects.names())
+    for path, name in (("/v1/chat/completions", "chat"), ("/v1/completions", "completions"),
+                       ("/v1/messages", "messages")):
+        assert dialects.other_endpoint(path) == (None if name in registered else name)
+    assert dialects.other_endpoint("/v1/responses") is None
+
+
+def test_recognise_first_event_objects() -> None:
+    dialect, evidence = dialects.recognise({"type": "response.created", "response": {}})
+    assert dialect is RESPONSES and evidence == "type 'response.created'"
+    assert dialects.recognise({"type": ["not", "hashable"]}) == (None, "")
+    assert dialects.recognise({"hello": 1}) == (None, "")
+
+
+@pytest.mark.parametrize(("obj", "api", "evidence"), [
+    ({"object": "chat.completion.chunk", "choices": []}, "an OpenAI Chat Completions stream",
+     "object 'chat.completion.chunk', choices[]"),
+    ({"choices": []}, "an OpenAI Chat Completions stream", "object None, choices[]"),
+    ({"object": "text_completion", "choices": [], "type": "x"}, "a legacy Completions stream",
+     "object 'text_completion'"),
+    ({"type": "message_start", "message": {}}, "an Anthropic Messages stream", "type 'message_start'"),
+])
+def test_apis_without_a_dialect_are_named_as_sch010_names_them(obj: dict, api: str, evidence: str) -> None:
+    name = {"an OpenAI Chat Completions stream": "chat", "a legacy Completions stream": "completions",
+            "an Anthropic Messages stream": "messages"}[api]
+    if name in dialects.names():
+        pytest.skip(f"{name} has a dialect now: its streams are checked by it")
+    assert dialects.other_api(obj, besides=RESPONSES) == (api, evidence)
+    assert dialects.recognise(obj) == (None, evidence)
+
+
+def test_the_responses_dialect_describes_itself() -> None:
+    assert RESPONSES.terminal_types == TERMINAL_TYPES
+    assert RESPONSES.event_type({"type": "response.created"}) == "response.created"
+    assert RESPONSES.event_type({"type": 3}) is None
+    assert RESPONSES.lane({"item": {"id": "msg_1"}}) == "msg_1"
+    assert RESPONSES.lane({"item_id": "rs_1", "output_index": 0}) == "rs_1"
+    assert RESPONSES.lane({"output_index": 2}) == "#2"
+    assert RESPONSES.lane({"type": "response.created"}) == "response"
+    effects = RESPONSES.effects()
+    assert isinstance(effects, ClientEffects) and effects.normal_end == "response.completed"
+    assert {"openai-python", "openai-node", "codex"} <= set(effects.clients)
+    for kind in RESPONSES.marks.values():
+        assert kind in ("added", "done", "lifecycle", "terminal", "part")
+
+
+def test_screen_stops_an_event_without_a_type() -> None:
+    pos = Position(line=1, byte=0)
+    assert RESPONSES.screen is not None
+    findings, go_on = RESPONSES.screen({"error": {"message": "x"}}, pos)
+    assert not go_on and [f.code for f in findings] == ["LIF014", "SCH007"]
+    assert RESPONSES.screen({"type": "error", "error": {"message": "x"}}, pos) == ([], True)
+
+
+def test_a_lint_says_its_dialect_and_summarises_items() -> None:
+    data = (b'event: response.created\ndata: {"type":"response.created","sequence_number":0,'
+            b'"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}}\n\n')
+    result = lint_bytes(data)
+    assert result.dialect == "responses" and result.response_id == "resp_1"
+    assert result.terminal is None and result.items == []
+
+
+def test_summaries_are_values() -> None:
+    item = ItemSummary("msg_1", "message", 0, True, 3)
+    summary = StreamSummary(terminal="response.completed", terminals=("response.completed",), items=(item,))
+    assert summary.items[0].added_at == 3 and dataclasses.replace(item, done=False) != item
+    assert isinstance(RESPONSES, Dialect)
