@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 SOURCE = Path(__file__).resolve().parent / "oracles" / "node"
-FILES = ("package.json", "package-lock.json", "oracle.mjs")
+FILES = ("package.json", "package-lock.json", "oracle.mjs", "chat_oracle.mjs")
 # Set in CI: a missing node/npm or a failed install is then an error, not a skip.
 REQUIRE_ENV = "SSE_CHECK_REQUIRE_NODE_ORACLE"
 
@@ -69,6 +69,18 @@ def run(paths: list[Path], target: Path) -> list[dict[str, Any]]:
                           timeout=900)
     if proc.returncode != 0:
         raise RuntimeError(f"the node oracle failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    outcomes: list[dict[str, Any]] = json.loads(proc.stdout)
+    return outcomes
+
+
+def run_chat(cases: list[tuple[Path, dict[str, Any] | None]], target: Path) -> list[dict[str, Any]]:
+    """The chat oracle's outcomes for (capture, request) pairs, in order (one node process for all)."""
+    node = shutil.which("node") or "node"
+    payload = json.dumps([{"path": str(path), "request": request} for path, request in cases])
+    proc = subprocess.run([node, "chat_oracle.mjs"], cwd=target, input=payload, capture_output=True, text=True,
+                          timeout=900)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the node chat oracle failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
     outcomes: list[dict[str, Any]] = json.loads(proc.stdout)
     return outcomes
 

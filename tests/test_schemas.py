@@ -241,7 +241,7 @@ def test_every_event_schema_compiles_in_both_sets() -> None:
 
 def test_load_schema_set_is_cached_and_rejects_unknown_names() -> None:
     assert load_schema_set("openai") is OPENAI
-    assert set(SCHEMA_SETS) == {"openai", "open-responses"}
+    assert set(SCHEMA_SETS) == {"openai", "open-responses", "chat"}
     with pytest.raises(ValueError, match="unknown schema set"):
         load_schema_set("codex")
 
