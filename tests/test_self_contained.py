@@ -128,7 +128,7 @@ def test_what_the_docs_name_is_in_the_repository() -> None:
 
 def test_every_spec_citation_names_a_section_of_docs_spec() -> None:
     sections = set(re.findall(r"^## (§\d+)", (ROOT / "docs" / "spec.md").read_text(encoding="utf-8"), re.M))
-    assert sections == {"§1", "§2", "§3", "§4", "§5"}
+    assert sections >= {"§1", "§2", "§3", "§4", "§5", "§6"}
     cited: set[str] = set()
     for path in tracked_files():
         text = text_of(path)
