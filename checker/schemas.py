@@ -53,7 +53,7 @@ except ImportError:  # pragma: no cover - exercised through backend="python"
 __all__ = ["SCHEMA_SETS", "SchemaSet", "SchemaViolation", "load_schema_set"]
 
 BASE_URI = "https://sse-check.dev/schemas/"
-SCHEMA_SETS: tuple[str, ...] = ("openai", "open-responses", "chat")
+SCHEMA_SETS: tuple[str, ...] = ("openai", "open-responses", "chat", "anthropic")
 REQUEST_APIS: tuple[str, ...] = ("responses", "chat")
 Backend = Literal["rust", "python"]
 

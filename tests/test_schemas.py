@@ -148,10 +148,43 @@ def test_committed_schemas_equal_a_fresh_generation(tmp_path: Path) -> None:
     subprocess.run([sys.executable, str(ROOT / "tools" / "gen_schemas.py"), "--reference", str(REFERENCE),
                     "--out", str(out)], check=True, capture_output=True)
     fresh = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    committed = {p.relative_to(SCHEMAS).as_posix(): p.read_bytes() for p in SCHEMAS.rglob("*") if p.is_file()}
+    committed = {p.relative_to(SCHEMAS).as_posix(): p.read_bytes() for p in SCHEMAS.rglob("*") if p.is_file()
+                 and p.relative_to(SCHEMAS).parts[0] not in OTHER_GENERATORS}
     assert sorted(fresh) == sorted(committed), "run: python tools/gen_schemas.py"
     changed = [rel for rel in fresh if fresh[rel] != committed[rel]]
     assert not changed, f"run: python tools/gen_schemas.py (differs: {changed[:5]})"
+
+
+# Schema sets written by a generator of their own (folder -> the script).
+OTHER_GENERATORS = {"anthropic": "tools/gen_anthropic_schemas.py"}
+
+
+def test_committed_anthropic_schemas_equal_a_fresh_generation(tmp_path: Path) -> None:
+    pytest.importorskip("anthropic")
+    out = tmp_path / "anthropic"
+    subprocess.run([sys.executable, str(ROOT / OTHER_GENERATORS["anthropic"]), "--out", str(out)], check=True,
+                   capture_output=True)
+    fresh = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    folder = SCHEMAS / "anthropic"
+    committed = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    assert sorted(fresh) == sorted(committed), "run: python tools/gen_anthropic_schemas.py"
+    changed = [rel for rel in fresh if fresh[rel] != committed[rel]]
+    assert not changed, f"run: python tools/gen_anthropic_schemas.py (differs: {changed[:5]})"
+
+
+def test_the_anthropic_set_knows_the_messages_events() -> None:
+    anthropic = load_schema_set("anthropic")
+    assert anthropic.known_event_types() == {"message_start", "message_delta", "message_stop", "content_block_start",
+                                             "content_block_delta", "content_block_stop", "ping", "error"}
+    delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta"}}
+    assert triples(anthropic.validate_event(delta)) == {("/delta/text", "required", "text")}
+    start = {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                                                  "content": [], "model": "m", "stop_reason": None,
+                                                  "stop_sequence": None,
+                                                  "usage": {"input_tokens": 3, "output_tokens": 1}}}
+    assert anthropic.validate_event(start) == []
+    # The SDK's models accept fields they do not declare: a server's extension is no violation.
+    assert anthropic.validate_event({**start, "x_vendor": 1, "message": {**start["message"], "timings": {}}}) == []
 
 
 def _all_documents() -> list[tuple[Path, dict[str, Any]]]:
@@ -241,7 +274,7 @@ def test_every_event_schema_compiles_in_both_sets() -> None:
 
 def test_load_schema_set_is_cached_and_rejects_unknown_names() -> None:
     assert load_schema_set("openai") is OPENAI
-    assert set(SCHEMA_SETS) == {"openai", "open-responses", "chat"}
+    assert set(SCHEMA_SETS) == {"openai", "open-responses", "chat", "anthropic"}
     with pytest.raises(ValueError, match="unknown schema set"):
         load_schema_set("codex")
 
