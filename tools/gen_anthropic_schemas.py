@@ -16,7 +16,7 @@ Output (Draft 2020-12, one schema per file, sorted keys, so a re-run gives no di
     ``message_stop``, ``content_block_start``, ``content_block_delta``, ``content_block_stop``), named after
     the event's ``type``; plus ``error`` (``anthropic.types.ErrorResponse``: the body of an ``event: error``)
     and ``ping``, which the SDK drops by its event name before any model is built, so it has no type for it
-    (its shape, ``{"type": "ping"}``, is the one Anthropic's streaming documentation shows: docs/spec.md §9).
+    (its shape, ``{"type": "ping"}``, is the one Anthropic's streaming documentation shows).
 ``schemas/anthropic/objects/<Model>.json``
     Every model those reference (``Message``, ``Usage``, the content blocks and deltas, …).
 
