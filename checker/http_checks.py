@@ -48,6 +48,7 @@ from urllib.parse import urlsplit
 
 from checker import request_checks
 from checker.engine import Limits, LintResult, StreamLinter
+from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position
 from checker.dialects.responses.nonstream import response_object_findings
 from checker.dialects.responses.vocabulary import TERMINAL_TYPES
@@ -146,8 +147,9 @@ class ExchangeLinter:
     def __init__(self, meta: Mapping[str, Any], *, profile: Profile = OPENAI, **options: Any) -> None:
         self.meta = meta
         self.profile = profile
-        self.select = tuple(s.upper() for s in options.get("select") or ())
-        self.ignore = tuple(s.upper() for s in options.get("ignore") or ())
+        # The exchange's own findings (HTTP, a non-streaming answer) are selected and judged by the profile as
+        # the stream's are; each is reported (they are few, and two alike are two facts of the exchange).
+        self.sink = FindingSink(profile, select=options.get("select"), ignore=options.get("ignore"), collapse=False)
         self.trace = bool(options.get("trace"))
         self.streamed = is_stream_body(meta)
         options = with_recorded_limits(options, meta)
@@ -205,8 +207,10 @@ class ExchangeLinter:
                                        end=end, tail=self._tail, streamed=self.streamed,
                                        schemas=load_schema_set(self.profile.schema_set))
         head.extend(self._response_object(meta, body))
+        # Judged once the stream has ended: by what is known of the stream (nothing without one).
+        self.sink.settle(self.linter.sink.facts if self.linter is not None else None)
         findings = sorted(
-            [*self._settle(head), *result.findings, *self._settle(tail)],
+            [*self.sink.emit_all(head), *result.findings, *self.sink.emit_all(tail)],
             key=lambda f: (f.position.byte, f.position.line),
         )
         return dataclasses.replace(result, findings=findings)
@@ -225,20 +229,6 @@ class ExchangeLinter:
         if not isinstance(obj, dict) or obj.get("error") or not isinstance(obj.get("output"), list):
             return []  # HTP004 / HTP018
         return response_object_findings(obj, load_schema_set(self.profile.schema_set))
-
-    def _settle(self, findings: Iterable[Finding]) -> list[Finding]:
-        """The profile and --select/--ignore applied, as the engine applies them to its own findings."""
-        out = []
-        for finding in findings:
-            code = finding.code
-            if not self.profile.is_enabled(code):
-                continue
-            if self.select and not code.startswith(self.select):
-                continue
-            if self.ignore and code.startswith(self.ignore):
-                continue
-            out.append(self.profile.apply(finding))
-        return out
 
 
 def client_left(meta: Mapping[str, Any]) -> bool:

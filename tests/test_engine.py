@@ -171,10 +171,10 @@ def _findings(data: bytes) -> list[tuple[str, str, int, str]]:
 def test_the_standard_parser_for_large_events_finds_exactly_what_orjson_does(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every event of the corpus (hostile JSON included: repeated keys, huge numbers, NaN, deep nesting,
     invalid UTF-8, surrogates) parsed the large-event way gives the same findings as the ordinary way."""
-    import checker.engine as engine
+    import checker.json_scan as json_scan
 
     ordinary = {path: _findings(path.read_bytes()) for path in CORPUS}
-    monkeypatch.setattr(engine, "BIG_JSON_BYTES", 0)
+    monkeypatch.setattr(json_scan, "BIG_JSON_BYTES", 0)
     for path in CORPUS:
         assert _findings(path.read_bytes()) == ordinary[path], path.name
 
@@ -182,13 +182,13 @@ def test_the_standard_parser_for_large_events_finds_exactly_what_orjson_does(mon
 @pytest.mark.parametrize("raw", [b"caf\xc3\xa9", b"\\ud83d\\ude00", b"lone \\ud800", b"\\u00e9", b"\xed\xa0\x80",
                                  b"\xff\xfe", b'", "x_big": 1e400, "y": "', b'", "x_big": 123456789012345678901, "y": "'])
 def test_a_large_completed_event_is_judged_like_a_small_one(monkeypatch: pytest.MonkeyPatch, raw: bytes) -> None:
-    import checker.engine as engine
+    import checker.json_scan as json_scan
 
     builder = StreamBuilder()
     builder.message([" MARK"] * 3)
     data = encode(builder.events()).replace(b"MARK", raw)
     small = _findings(data)
-    monkeypatch.setattr(engine, "BIG_JSON_BYTES", 0)
+    monkeypatch.setattr(json_scan, "BIG_JSON_BYTES", 0)
     assert _findings(data) == small
 
 

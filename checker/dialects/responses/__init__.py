@@ -48,10 +48,11 @@ def make_machine(**options: Any) -> Machine:
     return ResponsesMachine(**options)
 
 
-def schema_findings(violations: Sequence[Any], etype: str, pos: Position) -> list[Finding]:
-    from checker.engine import _schema_findings
+def _schema_findings(violations: Sequence[Any], etype: str, pos: Position) -> list[Finding]:
+    # Not named schema_findings: importing the submodule of that name would rebind it in this package.
+    from checker.dialects.responses.schema_findings import schema_findings
 
-    return _schema_findings(list(violations), etype, pos)
+    return schema_findings(violations, etype, pos)
 
 
 def screen(obj: dict[str, Any], pos: Position) -> tuple[list[Finding], bool]:
@@ -102,7 +103,7 @@ DIALECT = Dialect(
     event_names=True,
     done_sentinel="forbidden",
     schema_set="openai",
-    schema_findings=schema_findings,
+    schema_findings=_schema_findings,
     rule_modules=("checker.rules.lifecycle", "checker.rules.items", "checker.rules.content",
                   "checker.rules.reasoning", "checker.rules.calls", "checker.rules.tools", "checker.rules.schema",
                   "checker.rules.reconcile", "checker.rules.ids"),

@@ -16,7 +16,7 @@ import dataclasses
 from typing import Any
 
 from checker.dialects.responses import item_forms
-from checker.engine import _schema_findings
+from checker.dialects.responses.schema_findings import schema_findings
 from checker.findings import Finding, Position
 from checker.schemas import SchemaSet
 
@@ -30,7 +30,7 @@ def response_object_findings(obj: dict[str, Any], schemas: SchemaSet) -> list[Fi
     # name, then show the pointers as they are in the body.
     violations = [dataclasses.replace(v, pointer="/response" + v.pointer)
                   for v in schemas.validate_object("Response", obj)]
-    out = [_in_body(f) for f in _schema_findings(violations, WHAT, START)]
+    out = [_in_body(f) for f in schema_findings(violations, WHAT, START)]
     output = obj.get("output")
     if isinstance(output, list):
         for index, item in enumerate(output):

@@ -1,0 +1,201 @@
+"""One event's data as JSON: parsing it, and the legal JSON that clients read differently.
+
+Pure functions on bytes and parsed values, used by the engine's full path (checker/engine.py) and, for
+their cheap necessary conditions, by its inlined hot path. The hazards (rules SSE024, SSE025, SSE026 in
+checker/rules/framing.py, where their sources are cited): a key given twice (``json.loads`` keeps the last, other
+parsers the first), an integer beyond 2^53 or a number beyond a double (JavaScript clients round or
+refuse it), nesting deeper than the limit (parsers' recursion limits differ).
+
+Each hazard has a cheap necessary condition (a byte count, a translate and a substring search); the
+exact, slow check (a second parse with hooks) runs only when it holds, so ordinary events pay a few
+byte counts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+from checker.findings import Finding, Position
+from checker.rules import framing
+from checker.rules.registry import Rule
+
+# An event larger than this is parsed by the standard library: orjson (yyjson) first reserves a DOM of about
+# eight times the input, plus a copy of it, which for the multi-megabyte response.completed of a long stream
+# was the lint's peak memory. The standard parser builds the objects directly. It is used only where the two
+# agree: a document that starts as an object, with no BOM, no surrogate (escaped or encoded, which only the
+# standard parser accepts) and no NaN/Infinity; anything it refuses goes to orjson, for orjson's error.
+# Read at call time (the engine's hot path too), so a test may lower it to send every event this way.
+BIG_JSON_BYTES = 1 << 20
+_INF = float("inf")
+_STDLIB_ONLY = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+
+# 16 digits in a row: a necessary condition of an integer beyond 2^53 (orjson
+# turns those beyond 64 bits into floats silently). Overflowing exponents need
+# no prefilter: orjson refuses them, which takes the full path.
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_SIXTEEN_DIGITS = b"0" * 16
+
+# A number token with 16 digits: after ':', '[' or ',' (JSON numbers appear nowhere else). Sixteen digits
+# inside a string (a hex id has such runs by chance) need no second parse.
+_LONG_NUMBER_TOKEN = re.compile(rb"[:\[,][ \t\r\n]*-?[0-9]{16}")
+
+# Data lines that are a keep-alive written as data rather than as an SSE comment.
+_KEEPALIVE_WORDS = {b"ping", b"keepalive", b"keep-alive", b"heartbeat", b""}
+
+
+def has_long_digits(data: bytes) -> bool:
+    """Whether ``data`` holds 16 digits in a row (necessary for an integer beyond 2^53)."""
+    # A translate and a substring search: several times cheaper than a regex scan.
+    return _SIXTEEN_DIGITS in data.translate(_DIGITS_AS_ZERO)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads(data: bytes) -> tuple[Any, bool]:
+    """orjson, and for the legal JSON it refuses (a number beyond a double), the standard
+    parser; the flag says the fallback was needed (so the numbers deserve a look).
+
+    Raises ``orjson.JSONDecodeError`` for what is not JSON."""
+    if len(data) > BIG_JSON_BYTES and data[:1] == b"{" and _STDLIB_ONLY.search(data) is None:
+        overflowed: list[str] = []
+
+        def as_float(text: str) -> float:
+            value = float(text)
+            if value in (_INF, -_INF):
+                overflowed.append(text)  # orjson refuses these: the flag, as on its fallback below
+            return value
+
+        try:
+            # Integers beyond a double need 16 digits, which hazards() looks for anyway.
+            return json.loads(data, parse_constant=_reject_constant, parse_float=as_float), bool(overflowed)
+        except (ValueError, RecursionError):
+            pass
+    try:
+        return orjson.loads(data), False
+    except orjson.JSONDecodeError as exc:
+        if "number" not in str(exc):
+            raise
+        try:
+            return json.loads(data, parse_constant=_reject_constant), True
+        except (ValueError, RecursionError):
+            raise exc from None
+
+
+def parse_error_finding(data: bytes, exc: Exception, pos: Position, max_depth: int) -> Finding:
+    """What data that does not parse is: a keep-alive written as data, nesting beyond the parser's limit, or
+    not JSON (with the parser's reason)."""
+    stripped = data.strip()
+    if stripped.startswith(b":") or stripped.lower() in _KEEPALIVE_WORDS:
+        return framing.KEEPALIVE_AS_DATA.finding(pos, data=clip(data))
+    if "depth limit" in str(exc):
+        return framing.JSON_TOO_DEEP.finding(pos, limit=max_depth)
+    return framing.DATA_NOT_JSON.finding(pos, error="empty data" if not stripped else str(exc))
+
+
+def hazards(data: bytes, obj: dict[str, Any], max_depth: int,
+            unusual_numbers: bool = False) -> list[tuple[Rule, dict[str, Any]]]:
+    """Legal JSON that clients read differently: repeated keys, unsafe numbers, deep nesting.
+
+    Too deep is the only hazard reported then (the other scans would recurse as deep). ``unusual_numbers``:
+    :func:`loads` needed its fallback, so the numbers are scanned whatever the prefilter says.
+    """
+    found: list[tuple[Rule, dict[str, Any]]] = []
+    if data.count(b"{") + data.count(b"[") > max_depth and depth(obj) > max_depth:
+        return [(framing.JSON_TOO_DEEP, {"limit": max_depth})]
+    if data.count(b":") > key_count(obj):
+        for key in duplicate_keys(data):
+            found.append((framing.DUPLICATE_KEY, {"key": key}))
+    # Beyond 2^53 needs 16 digits in a row; an overflowing exponent makes orjson
+    # fail, and the fallback parse reports it (see loads).
+    if unusual_numbers or (has_long_digits(data) and _LONG_NUMBER_TOKEN.search(data) is not None):
+        for number in unsafe_numbers(data):
+            found.append((framing.NUMBER_RANGE, {"number": number}))
+    return found
+
+
+def depth(value: Any) -> int:
+    """How deep arrays and objects nest in a parsed document (a scalar is 0, ``{}`` is 1)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            node = node.values()
+        elif not isinstance(node, list):
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in node if isinstance(child, (dict, list)))
+    return deepest
+
+
+def key_count(value: Any) -> int:
+    """Keys in all objects of a parsed document (each key is one `":` in compact JSON)."""
+    count, stack = 0, [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            count += len(node)
+            stack.extend(v for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, (dict, list)))
+    return count
+
+
+def duplicate_keys(data: bytes) -> list[str]:
+    """Every key that an object of the document repeats, once per repetition, in document order."""
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                found.append(key)
+            seen.add(key)
+        return dict(items)
+
+    try:
+        json.loads(data, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return []
+    return found
+
+
+def unsafe_numbers(data: bytes) -> list[str]:
+    """The numbers a JavaScript client cannot hold: integers beyond 2^53 (clipped to 40 characters), and
+    numbers that overflow a double."""
+    found: list[str] = []
+
+    def as_int(text: str) -> int:
+        value = int(text)
+        if abs(value) > 2**53:
+            found.append(text if len(text) <= 40 else text[:37] + "…")
+        return value
+
+    def as_float(text: str) -> float:
+        value = float(text)
+        if value in (_INF, -_INF):
+            found.append(text)
+        return value
+
+    try:
+        json.loads(data, parse_int=as_int, parse_float=as_float)
+    except (ValueError, RecursionError):
+        return []
+    return found
+
+
+def json_kind(value: Any) -> str:
+    """The JSON name of a parsed value's kind ("array", "number", ...)."""
+    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def clip(value: bytes, n: int = 60) -> str:
+    """Bytes shown in a message: decoded (invalid UTF-8 replaced), at most ``n`` characters."""
+    text = value.decode("utf-8", "replace")
+    return text if len(text) <= n else text[:n] + "…"
