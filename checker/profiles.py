@@ -1,8 +1,11 @@
 """Profiles: where the references disagree, as data (docs/spec.md §3 and §4).
 
-A profile picks the schema set, says what the stream's end looks like, lowers
+A profile picks, per dialect, the schema set and what the stream's end looks
+like (where it departs from the dialect's own: ``DialectSettings``), lowers
 or silences rules that a target does not care about, and lists *known
-deviations*: findings that a server is documented to produce. A known
+deviations*: findings that a server is documented to produce. Rule codes carry
+their dialect's family prefix, so one profile (llama.cpp's) covers every
+endpoint of a server. A known
 deviation is still reported, at info severity and labelled, so that the
 server's own CI sees nothing above info while it behaves as documented and
 everything else (a new deviation, a regression) at full severity. A fix (say,
@@ -14,9 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from checker.dialects.base import Dialect
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,15 +52,47 @@ class KnownDeviation:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DialectSettings:
+    """Where a profile departs from a dialect's own settings (None: the dialect's)."""
+
+    schema_set: str | None = None
+    # "forbidden": [DONE] is reported (info); "required": its absence is an error; "ignored".
+    done_sentinel: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Profile:
     name: str
     description: str
-    schema_set: str = "openai"
-    # "forbidden": [DONE] is reported (info); "required": its absence is an error; "ignored".
-    done_sentinel: str = "forbidden"
+    # By dialect name; a dialect not named here is checked with its own schema set and [DONE] rule.
+    per_dialect: Mapping[str, DialectSettings] = field(default_factory=dict)
     severity: Mapping[str, Severity] = field(default_factory=dict)
     disabled: frozenset[str] = frozenset()
     known_deviations: tuple[KnownDeviation, ...] = ()
+
+    def schema_set_for(self, dialect: Dialect) -> str:
+        """The schema set a stream of ``dialect`` is validated against under this profile."""
+        settings = self.per_dialect.get(dialect.name)
+        return settings.schema_set if settings is not None and settings.schema_set else dialect.schema_set
+
+    def done_sentinel_for(self, dialect: Dialect) -> str:
+        """What ``data: [DONE]`` is in a stream of ``dialect`` under this profile."""
+        settings = self.per_dialect.get(dialect.name)
+        return settings.done_sentinel if settings is not None and settings.done_sentinel else dialect.done_sentinel
+
+    @property
+    def schema_set(self) -> str:
+        """The default dialect's schema set under this profile (for callers that check no other dialect)."""
+        from checker import dialects
+
+        return self.schema_set_for(dialects.default())
+
+    @property
+    def done_sentinel(self) -> str:
+        """The default dialect's [DONE] rule under this profile (for callers that check no other dialect)."""
+        from checker import dialects
+
+        return self.done_sentinel_for(dialects.default())
 
     @property
     def deferred_codes(self) -> frozenset[str]:
@@ -144,8 +182,7 @@ OPEN_RESPONSES = Profile(
     description="The Open Responses specification (release 2026-04-24): its own description's 24 events (its "
     "names: response.reasoning.delta/done), ResponseResource and five item types; [DONE] last, event field "
     "required.",
-    schema_set="open-responses",
-    done_sentinel="required",
+    per_dialect={"responses": DialectSettings(schema_set="open-responses", done_sentinel="required")},
     severity={"SSE009": Severity.ERROR},
     disabled=frozenset({"SCH008"}),
 )
@@ -154,7 +191,7 @@ CODEX = Profile(
     name="codex",
     description="What codex needs: it reads output_item.done as the truth, ignores output_index, content parts, "
     "sequence_number and the event field, and drops events without a type.",
-    done_sentinel="ignored",
+    per_dialect={"responses": DialectSettings(done_sentinel="ignored")},
     severity={"REC005": Severity.INFO, "SCH005": Severity.INFO, "SCH009": Severity.INFO},
     disabled=frozenset(
         {
