@@ -25,25 +25,28 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from checker import dialects
 from checker.baseline import normalise_message
+from checker.dialects.base import Dialect
 from checker.findings import Finding
 from checker.sse import SSEDecoder, SSEEvent
 
 RESPONSE_LANE = "response"
 # Past this many reorderings a diff is a different stream, not a reordering: say how many more.
 MAX_MOVES_SHOWN = 10
-_ITEM_WORDS = {"message": "message", "reasoning": "reasoning", "function_call": "function call"}
 
 Landmark = tuple[str, str, int]  # (lane, event symbol, occurrence of that pair)
 
 
-def short_type(etype: str) -> str:
-    return etype.removeprefix("response.") if etype != "response" else etype
+def short_type(etype: str, prefix: str = "response.") -> str:
+    """An event type as a diff shows it: without its dialect's common prefix."""
+    return etype.removeprefix(prefix) if etype + "." != prefix else etype
 
 
 @dataclass(slots=True)
@@ -56,14 +59,23 @@ class StreamShape:
     output: tuple[str, ...] | None = None  # item types of the terminal event's response.output
     terminal: str | None = None
     events: int = 0
+    # How the stream's dialect names things: its event types' common prefix, its units' nouns in prose.
+    prefix: str = ""
+    nouns: Mapping[str, str] = field(default_factory=dict)
 
 
 class ShapeBuilder:
-    """Feed a capture's bytes; ``close()`` returns its :class:`StreamShape`."""
+    """Feed a capture's bytes; ``close()`` returns its :class:`StreamShape`.
 
-    def __init__(self) -> None:
+    ``dialect``: the stream's; by default its first event object decides (checker.dialects.recognise), and a
+    stream no dialect recognises is read as the default dialect's."""
+
+    def __init__(self, dialect: Dialect | None = None) -> None:
         self._decoder = SSEDecoder()
         self.shape = StreamShape()
+        self._dialect: Dialect | None = None
+        if dialect is not None:
+            self._use(dialect)
         self._lane_of_id: dict[str, str] = {}
         self._lane_by_index: list[str] = []
         self._per_type: Counter[str] = Counter()
@@ -74,6 +86,10 @@ class ShapeBuilder:
     def close(self) -> StreamShape:
         self._take(self._decoder.close())
         return self.shape
+
+    def _use(self, dialect: Dialect) -> None:
+        self._dialect = dialect
+        self.shape.prefix, self.shape.nouns = dialect.event_prefix, dialect.unit_nouns
 
     def _take(self, items: Iterable[Any]) -> None:
         for item in items:
@@ -93,50 +109,44 @@ class ShapeBuilder:
         if not isinstance(obj, dict):
             self._add(RESPONSE_LANE, "(not an object)", None)
             return
-        etype = obj.get("type")
-        symbol = short_type(etype) if isinstance(etype, str) else "(no type)"
-        self._add(self._lane(symbol, obj), symbol, obj)
-        if symbol in ("completed", "incomplete", "failed"):
+        dialect = self._dialect
+        if dialect is None:
+            found, _ = dialects.recognise(obj)
+            self._use(found or dialects.default())
+            dialect = self._dialect
+            assert dialect is not None
+        etype = dialect.event_type(obj)
+        symbol = short_type(etype, dialect.event_prefix) if etype is not None else "(no type)"
+        self._add(self._lane(dialect, obj), symbol, obj)
+        if etype in dialect.terminal_types:
             self.shape.terminal = symbol
-            response = obj.get("response")
-            output = response.get("output") if isinstance(response, dict) else None
-            if isinstance(output, list):
-                self.shape.output = tuple(
-                    str(it.get("type")) if isinstance(it, dict) else "?" for it in output
-                )
+            output = dialect.final_output(obj) if dialect.final_output is not None else None
+            if output is not None:
+                self.shape.output = output
 
-    def _lane(self, symbol: str, obj: dict[str, Any]) -> str:
-        item = obj.get("item")
-        if isinstance(item, dict):
-            item_id = item.get("id") if isinstance(item.get("id"), str) else None
-            if item_id is not None and item_id in self._lane_of_id:
-                return self._lane_of_id[item_id]
-            if symbol != "output_item.added":
-                lane = self._by_index(obj)
-                if lane is not None:
-                    return lane
-            # An added item, or a done for an item never seen: a lane of its own.
-            return self._new_lane(item, item_id)
-        item_id = obj.get("item_id")
-        if isinstance(item_id, str) and item_id in self._lane_of_id:
-            return self._lane_of_id[item_id]
-        lane = self._by_index(obj)
-        if lane is not None:
-            return lane
-        if isinstance(item_id, str) or "output_index" in obj:
-            return "unknown item"
-        return RESPONSE_LANE
+    def _lane(self, dialect: Dialect, obj: dict[str, Any]) -> str:
+        unit = dialect.unit(obj) if dialect.unit is not None else None
+        if unit is None:
+            return RESPONSE_LANE
+        if unit.id is not None and unit.id in self._lane_of_id:
+            return self._lane_of_id[unit.id]
+        if not unit.opens:
+            lane = self._by_index(unit.index)
+            if lane is not None:
+                return lane
+        if unit.carries:
+            # An opened unit, or a finished one never seen: a lane of its own.
+            return self._new_lane(dialect, unit.type, unit.id)
+        return "unknown item"
 
-    def _by_index(self, obj: dict[str, Any]) -> str | None:
-        index = obj.get("output_index")
-        if type(index) is int and 0 <= index < len(self._lane_by_index):
+    def _by_index(self, index: int | None) -> str | None:
+        if index is not None and 0 <= index < len(self._lane_by_index):
             return self._lane_by_index[index]
         return None
 
-    def _new_lane(self, item: dict[str, Any], item_id: str | None) -> str:
-        given = item.get("type")
-        kind = given if isinstance(given, str) else "item"
-        word = _ITEM_WORDS.get(kind, kind)
+    def _new_lane(self, dialect: Dialect, given: str | None, item_id: str | None) -> str:
+        kind = given if given is not None else "item"
+        word = dialect.unit_words.get(kind, kind)
         self._per_type[word] += 1
         rank = self._per_type[word]
         lane = word if rank == 1 else f"{word} #{rank}"
@@ -180,33 +190,36 @@ class Change:
         return {"aspect": self.aspect, "kind": self.kind, "text": self.text, "details": self.details}
 
 
-def _noun(lane: str) -> str:
-    """'reasoning item', 'message', 'function call #2', 'response'."""
-    if lane.startswith("reasoning"):
-        return lane.replace("reasoning", "reasoning item", 1)
+def _noun(lane: str, nouns: Mapping[str, str]) -> str:
+    """'reasoning item', 'message', 'function call #2', 'response': a lane in prose."""
+    for word, noun in nouns.items():
+        if lane.startswith(word):
+            return lane.replace(word, noun, 1)
     return lane
 
 
-def _whose(lane: str) -> str:
-    return f"the {_noun(lane)}'s"
+def _whose(lane: str, nouns: Mapping[str, str]) -> str:
+    return f"the {_noun(lane, nouns)}'s"
 
 
-def _in(lane: str) -> str:
-    return "the response's lifecycle" if lane == RESPONSE_LANE else f"the {_noun(lane)}"
+def _in(lane: str, nouns: Mapping[str, str]) -> str:
+    return "the response's lifecycle" if lane == RESPONSE_LANE else f"the {_noun(lane, nouns)}"
 
 
 def compare_grammar(old: StreamShape, new: StreamShape) -> list[Change]:
+    nouns = new.nouns or old.nouns
     changes: list[Change] = []
     renames: dict[tuple[str, str], list[str]] = {}
     for lane in _ordered(old.lanes, new.lanes):
         if lane not in new.lanes:
             changes.append(Change(aspect="grammar", kind="lane-dropped",
-                                  text=f"the {_noun(lane)} disappeared" if lane != RESPONSE_LANE
+                                  text=f"the {_noun(lane, nouns)} disappeared" if lane != RESPONSE_LANE
                                   else "the response's lifecycle events disappeared", details={"lane": lane}))
             continue
         if lane not in old.lanes:
             changes.append(Change(aspect="grammar", kind="lane-added",
-                                  text=f"a new {_noun(lane)} appears ({', '.join(f'`{s}`' for s in new.lanes[lane])})",
+                                  text=f"a new {_noun(lane, nouns)} appears "
+                                       f"({', '.join(f'`{s}`' for s in new.lanes[lane])})",
                                   details={"lane": lane, "events": new.lanes[lane]}))
             continue
         a, b = old.lanes[lane], new.lanes[lane]
@@ -219,18 +232,18 @@ def compare_grammar(old: StreamShape, new: StreamShape) -> list[Change]:
                 continue
             for symbol in a[i1:i2] if tag in ("delete", "replace") else ():
                 changes.append(Change(aspect="grammar", kind="dropped",
-                                      text=f"`{symbol}` disappeared from {_in(lane)}",
+                                      text=f"`{symbol}` disappeared from {_in(lane, nouns)}",
                                       details={"lane": lane, "event": symbol}))
             for symbol in b[j1:j2] if tag in ("insert", "replace") else ():
                 changes.append(Change(aspect="grammar", kind="added",
-                                      text=f"`{symbol}` is new in {_in(lane)}",
+                                      text=f"`{symbol}` is new in {_in(lane, nouns)}",
                                       details={"lane": lane, "event": symbol}))
     for (x, y), lanes in renames.items():
         unique = list(dict.fromkeys(lanes))
-        where = ", ".join(_in(lane) for lane in unique)
+        where = ", ".join(_in(lane, nouns) for lane in unique)
         changes.append(Change(aspect="grammar", kind="renamed", text=f"`{x}` is now `{y}` (in {where})",
                               details={"old": x, "new": y, "lanes": unique}))
-    changes.extend(_moves(old.landmarks, new.landmarks))
+    changes.extend(_moves(old.landmarks, new.landmarks, nouns))
     return changes
 
 
@@ -252,7 +265,8 @@ def _numbered(marks: list[tuple[str, str]]) -> list[Landmark]:
     return out
 
 
-def _moves(old_marks: list[tuple[str, str]], new_marks: list[tuple[str, str]]) -> list[Change]:
+def _moves(old_marks: list[tuple[str, str]], new_marks: list[tuple[str, str]],
+           nouns: Mapping[str, str]) -> list[Change]:
     """Reorderings of the non-delta events that both streams have, as "X now arrives after Y"."""
     a, b = _numbered(old_marks), _numbered(new_marks)
     common = set(a) & set(b)
@@ -286,7 +300,7 @@ def _moves(old_marks: list[tuple[str, str]], new_marks: list[tuple[str, str]]) -
         (lane, symbol, _), (other_lane, other_symbol, _) = pair
         changes.append(Change(
             aspect="grammar", kind="moved",
-            text=f"{_whose(lane)} `{symbol}` now arrives after {_whose(other_lane)} `{other_symbol}`",
+            text=f"{_whose(lane, nouns)} `{symbol}` now arrives after {_whose(other_lane, nouns)} `{other_symbol}`",
             details={"lane": lane, "event": symbol, "after_lane": other_lane, "after_event": other_symbol},
         ))
     return changes
@@ -350,7 +364,8 @@ def compare_output(old: StreamShape, new: StreamShape) -> list[Change]:
     if old.terminal != new.terminal:
         changes.append(Change(
             aspect="output", kind="changed",
-            text=f"the stream now ends with {_terminal(new.terminal)} (was {_terminal(old.terminal)})",
+            text=f"the stream now ends with {_terminal(new.terminal, new.prefix)} "
+                 f"(was {_terminal(old.terminal, old.prefix)})",
             details={"field": "terminal", "old": old.terminal, "new": new.terminal},
         ))
     if old.output != new.output:
@@ -362,8 +377,8 @@ def compare_output(old: StreamShape, new: StreamShape) -> list[Change]:
     return changes
 
 
-def _terminal(symbol: str | None) -> str:
-    return f"`response.{symbol}`" if symbol else "no terminal event"
+def _terminal(symbol: str | None, prefix: str) -> str:
+    return f"`{prefix}{symbol}`" if symbol else "no terminal event"
 
 
 def _items(types: tuple[str, ...] | None) -> str:

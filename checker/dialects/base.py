@@ -55,6 +55,18 @@ class StreamSummary:
     texts: list[dict[str, Any]] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """The unit of the answer an event belongs to, as ``sse-check diff`` lays lanes out: its id and position
+    when the event names them, its type when the event carries the unit itself, and whether the event opens it."""
+
+    id: str | None
+    index: int | None
+    type: str | None = None
+    carries: bool = False  # the event carries the unit's object (Responses' ``item``)
+    opens: bool = False  # the event announces the unit (``output_item.added``)
+
+
 class Machine(Protocol):
     """One stream's state. The engine feeds it parsed event objects (a JSON object per SSE event, after the
     framing, the JSON hazards and the schema check) with their positions, in order; it never does I/O and
@@ -214,6 +226,14 @@ class Dialect:
     # terminal event is drawn as in the terminal timeline.
     marks: Mapping[str, str] = field(default_factory=dict)
     letters: Mapping[str, str] = field(default_factory=dict)
+    # For ``sse-check diff``: the prefix its event types share (shown without it), the unit an event belongs
+    # to (None: the response itself), the unit types' lane words ("function call") and their nouns in prose
+    # ("reasoning item"), and the unit types of the final answer a terminal event carries.
+    event_prefix: str = ""
+    unit: Callable[[dict[str, Any]], Unit | None] | None = None
+    unit_words: Mapping[str, str] = field(default_factory=dict)
+    unit_nouns: Mapping[str, str] = field(default_factory=dict)
+    final_output: Callable[[dict[str, Any]], tuple[str, ...] | None] | None = None
     # Findings on an event object before its type is known (an ``error`` member where the dialect forbids one,
     # no type at all); the second value is False when the event goes no further (it has no usable type).
     screen: Callable[[dict[str, Any], Position], tuple[list[Finding], bool]] | None = None

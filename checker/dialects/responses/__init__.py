@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import ClientEffects, Dialect, Machine
+from checker.dialects.base import ClientEffects, Dialect, Machine, Unit
 from checker.dialects.responses import vocabulary
 from checker.findings import Finding, Position
 
@@ -40,6 +40,30 @@ def lane(obj: dict[str, Any]) -> str:
     if type(index) is int:
         return f"#{index}"
     return "response"
+
+
+def unit(obj: dict[str, Any]) -> Unit | None:
+    """The output item an event belongs to: the item it carries, or its ``item_id``/``output_index``."""
+    raw_index = obj.get("output_index")
+    index = raw_index if type(raw_index) is int else None
+    item = obj.get("item")
+    if isinstance(item, dict):
+        item_id, kind = item.get("id"), item.get("type")
+        return Unit(item_id if isinstance(item_id, str) else None, index, kind if isinstance(kind, str) else None,
+                    carries=True, opens=obj.get("type") == vocabulary.OUTPUT_ITEM_ADDED)
+    item_id = obj.get("item_id")
+    if isinstance(item_id, str) or "output_index" in obj:
+        return Unit(item_id if isinstance(item_id, str) else None, index)
+    return None
+
+
+def final_output(obj: dict[str, Any]) -> tuple[str, ...] | None:
+    """The item types of a terminal event's ``response.output``."""
+    response = obj.get("response")
+    output = response.get("output") if isinstance(response, dict) else None
+    if not isinstance(output, list):
+        return None
+    return tuple(str(it.get("type")) if isinstance(it, dict) else "?" for it in output)
 
 
 def make_machine(**options: Any) -> Machine:
@@ -112,5 +136,10 @@ DIALECT = Dialect(
     terminal_types=vocabulary.TERMINAL_TYPES,
     marks=_MARKS,
     letters=_LETTERS,
+    event_prefix=vocabulary.PREFIX,
+    unit=unit,
+    unit_words={"function_call": "function call"},
+    unit_nouns={"reasoning": "reasoning item"},
+    final_output=final_output,
     screen=screen,
 )
