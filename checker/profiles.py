@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from checker.dialects.base import details
 from checker.findings import Finding, Severity
 
 if TYPE_CHECKING:
@@ -125,20 +126,20 @@ def _replace(finding: Finding, **changes: Any) -> Finding:
 
 
 def _detail(key: str, *values: Any) -> Callable[[Finding], bool]:
-    return lambda f: f.details.get(key) in values
+    return lambda f: details(f).get(key) in values
 
 
 def _missing(*names: str) -> Callable[[Finding], bool]:
     """Matches a schema finding whose only problem is that some of ``names`` are missing."""
     allowed = set(names)
-    return lambda f: f.details.get("keyword") == "required" and set(f.details.get("missing") or ()) <= allowed
+    return lambda f: details(f).get("keyword") == "required" and set(details(f).get("missing") or ()) <= allowed
 
 
 def _pointer_matches(pattern: str, *keywords: str) -> Callable[[Finding], bool]:
     """Matches a schema finding at a pointer matching ``pattern`` whose failing keyword is one of ``keywords``."""
     compiled = re.compile(pattern)
-    return lambda f: (f.details.get("keyword") in keywords
-                      and compiled.search(str(f.details.get("pointer") or "")) is not None)
+    return lambda f: (details(f).get("keyword") in keywords
+                      and compiled.search(str(details(f).get("pointer") or "")) is not None)
 
 
 # What OpenAI's own API streams (recorded by public SDK test suites, captures/real-openai) where it departs
@@ -238,12 +239,12 @@ LLAMA_CPP = Profile(
         KnownDeviation(
             code="ITM013",
             description=_LLAMA + "the streamed reasoning done item drops the status its added item had",
-            when=lambda f: f.details.get("status") is None and f.details.get("item_type") == "reasoning",
+            when=lambda f: details(f).get("status") is None and details(f).get("item_type") == "reasoning",
         ),
         KnownDeviation(
             code="SCH002",
             description=_LLAMA + "created/in_progress carry only {id, object, status}; completed is reduced",
-            when=lambda f: f.details.get("keyword") == "required",
+            when=lambda f: details(f).get("keyword") == "required",
         ),
         KnownDeviation(
             code="SCH004",
@@ -276,7 +277,7 @@ LLAMA_CPP = Profile(
             code="HTP019",
             description=_LLAMA_LIVE + "llama-server closes the connection after every streamed response, although "
             "it announces Keep-Alive and no Connection: close",
-            when=lambda f: str(f.details.get("what", "")).startswith("closed the connection"),
+            when=lambda f: str(details(f).get("what", "")).startswith("closed the connection"),
         ),
     ),
 )

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import types
+import typing
+from pathlib import Path
 
 import pytest
 
 from checker import dialects
-from checker.dialects.base import ClientEffects, Dialect, ItemSummary, StreamSummary
+from checker.dialects.base import ClientEffects, Dialect, FindingDetails, ItemSummary, StreamSummary
 from checker.dialects.responses import DIALECT as RESPONSES
 from checker.dialects.responses.vocabulary import TERMINAL_TYPES
 from checker.engine import lint_bytes
@@ -105,3 +109,32 @@ def test_summaries_are_values() -> None:
     summary = StreamSummary(terminal="response.completed", terminals=("response.completed",), items=(item,))
     assert summary.items[0].added_at == 3 and dataclasses.replace(item, done=False) != item
     assert isinstance(RESPONSES, Dialect)
+
+
+def _conforms(value: object, hint: object) -> bool:
+    """Whether a JSON value (as a report holds it) is of a FindingDetails type."""
+    if hint is type(None):
+        return value is None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_conforms(value, arg) for arg in typing.get_args(hint))
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_conforms(v, item) for v in value)
+    assert isinstance(hint, type), hint
+    return isinstance(value, hint)
+
+
+def test_every_finding_of_the_corpus_keeps_the_details_contract() -> None:
+    """The snapshots hold every finding of every capture under every profile (tests/test_snapshots.py keeps
+    them current): each details key the matrices and profiles read has the type FindingDetails declares."""
+    hints = typing.get_type_hints(FindingDetails)
+    checked = 0
+    for path in sorted((Path(__file__).parent / "snapshots").rglob("*.json")):
+        for profile, record in json.loads(path.read_text("utf-8")).items():
+            for finding in record.get("findings", []):
+                for key, value in finding.get("details", {}).items():
+                    if key in hints:
+                        checked += 1
+                        assert _conforms(value, hints[key]), (path.name, profile, finding["code"], key, value)
+    assert checked > 1000

@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypedDict, cast
 
 from checker.findings import Finding, Position
 
@@ -111,6 +111,49 @@ class SchemaSet(Protocol):
     def known_event_types(self) -> frozenset[str]: ...
 
     def validate_event(self, event: dict[str, Any]) -> list[Any]: ...
+
+
+# --- the details of a finding, as matrices and profiles read them ----------------------------------------
+
+
+class FindingDetails(TypedDict, total=False):
+    """The keys of ``Finding.details`` that the client matrices' conditions and the profiles' known deviations
+    read: the typed contract between the rules that write them and those readers (a finding may carry more
+    keys; tests/test_dialects.py holds every finding of the corpus to these types)."""
+
+    # Schema findings (every dialect's schema_findings writes these four).
+    type: str | None  # the event type
+    keyword: str | None  # the failing JSON Schema keyword; None: a check beyond the schema (usage arithmetic)
+    pointer: str  # where in the event (a JSON pointer)
+    missing: list[str] | str  # the missing properties (a list for schema findings)
+    # Indexes: the one the event gave and the one expected, the output index, the item (index or id).
+    got: int
+    expected: int | str
+    index: int
+    item: int | str
+    # Framing.
+    first_field: str  # the field a BOM came before (SSE001)
+    json_complete: bool  # an unterminated event's data is complete JSON (SSE004)
+    where: str  # where a NUL was (SSE019)
+    number: str  # a number beyond a double's exact range (SSE025)
+    # Items and identities.
+    id: str
+    field: str  # the identity field that changed
+    other: str | None  # the item it moved onto, if any
+    routed_call: bool  # openai-node routes the call by call_id
+    unlisted: list[str]  # items the terminal event's output left out
+    name: str
+    kind: str
+    item_type: str
+    status: str | int | None
+    done_type: str  # the done event a text part lacks
+    what: str  # what an HTTP finding is about
+    nested: bool  # an error event's error is nested in an `error` object (LIF013)
+
+
+def details(finding: Finding) -> FindingDetails:
+    """A finding's details read through the contract (mypy checks the keys and their types at the reader)."""
+    return cast(FindingDetails, finding.details)
 
 
 # --- what a dialect predicts of its clients ---------------------------------------------------------------

@@ -24,7 +24,7 @@ Where the facts come from
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, Linted, Verdict
+from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, Linted, Verdict, details
 from checker.dialects.responses.vocabulary import (
     COMPLETED, FAILED, INCOMPLETE, NORMAL_END, OUTPUT_ITEM_DONE, TERMINAL_TYPES,
 )
@@ -45,21 +45,21 @@ _PY_TEXT_EVENTS = ("response.output_text.delta", "response.output_text.done")
 
 
 def _type_in(*types: str) -> Condition:
-    return lambda f, r: f.details.get("type") in types
+    return lambda f, r: details(f).get("type") in types
 
 
 def _type_prefix(prefix: str) -> Condition:
-    return lambda f, r: str(f.details.get("type", "")).startswith(prefix)
+    return lambda f, r: str(details(f).get("type", "")).startswith(prefix)
 
 
 def _beyond_open_part(f: Finding, r: Linted) -> bool:
     """The index points past the parts that exist: the SDKs index a missing element."""
-    got, expected = f.details.get("got"), f.details.get("expected")
+    got, expected = details(f).get("got"), details(f).get("expected")
     return type(got) is not int or type(expected) is not int or got > expected
 
 
 def _py_text_beyond(f: Finding, r: Linted) -> bool:
-    return f.details.get("type") in _PY_TEXT_EVENTS and _beyond_open_part(f, r)
+    return details(f).get("type") in _PY_TEXT_EVENTS and _beyond_open_part(f, r)
 
 
 def _several_items(f: Finding, r: Linted) -> bool:
@@ -71,7 +71,7 @@ def _several_items(f: Finding, r: Linted) -> bool:
 def _not_openai_event(f: Finding, r: Linted) -> bool:
     from checker.schemas import load_schema_set  # the openai set's events: what openai-node's types know
 
-    return f.details.get("type") not in load_schema_set("openai").known_event_types()
+    return details(f).get("type") not in load_schema_set("openai").known_event_types()
 
 
 def _without(code: str) -> Condition:
@@ -85,14 +85,14 @@ _PY_PLACED = ("response.content_part.added", "response.output_text.delta", "resp
 
 
 def _py_places(f: Finding, r: Linted) -> bool:
-    return f.details.get("type") in _PY_PLACED
+    return details(f).get("type") in _PY_PLACED
 
 
 def _index_not_added(f: Finding, r: Linted) -> bool:
     # openai-python places item events by output_index and ignores item_id: it fails unless an
     # output_item.added placed an item at that index before the event (an item known only from a later
     # output_item.done, or added later, does not count; "added_at" is the added event's index).
-    index = f.details.get("index", f.details.get("item"))
+    index = details(f).get("index", details(f).get("item"))
     if type(index) is not int:
         return True
     at = f.position.event_index
@@ -101,15 +101,15 @@ def _index_not_added(f: Finding, r: Linted) -> bool:
 
 
 def _bom_before_data(f: Finding, r: Linted) -> bool:
-    return f.details.get("first_field") == "data"
+    return details(f).get("first_field") == "data"
 
 
 def _partial_json_cut(f: Finding, r: Linted) -> bool:
-    return f.details.get("json_complete") is False
+    return details(f).get("json_complete") is False
 
 
 def _nul_in_data(f: Finding, r: Linted) -> bool:
-    return f.details.get("where") == "data"
+    return details(f).get("where") == "data"
 
 
 def _codex_may_lose_an_item(f: Finding, r: Linted) -> bool:
@@ -124,41 +124,41 @@ def _in_final_response(f: Finding, r: Linted) -> bool:
 
 
 def _no_output_index(f: Finding, r: Linted) -> bool:
-    return type(f.details.get("index")) is not int
+    return type(details(f).get("index")) is not int
 
 
 def _unlisted_at_completed(f: Finding, r: Linted) -> bool:
     # Both SDKs accept an unfinished item at response.completed only when the
     # final output repeats it; incomplete/failed are not checked.
-    if f.details.get("type") != COMPLETED:
+    if details(f).get("type") != COMPLETED:
         return False
-    unlisted = f.details.get("unlisted")
+    unlisted = details(f).get("unlisted")
     return True if unlisted is None else bool(unlisted)
 
 
 def _not_a_call(f: Finding, r: Linted) -> bool:
     # openai-python's output identity leaves function calls' ids out (it uses call_id).
-    ident = f.details.get("id")
+    ident = details(f).get("id")
     types = {it.type for it in r.items if it.id == ident}
     return not types <= {"function_call", "custom_tool_call"} or not types
 
 
 def _field_is(name: str) -> Condition:
-    return lambda f, r: f.details.get("field") == name
+    return lambda f, r: details(f).get("field") == name
 
 
 def _identity_field_or_moved_onto_another(f: Finding, r: Linted) -> bool:
-    return f.details.get("field") != "output_index" or f.details.get("other") is not None
+    return details(f).get("field") != "output_index" or details(f).get("other") is not None
 
 
 def _moved_nowhere(f: Finding, r: Linted) -> bool:
-    return f.details.get("field") == "output_index" and f.details.get("other") is None
+    return details(f).get("field") == "output_index" and details(f).get("other") is None
 
 
 def _node_compares(f: Finding, r: Linted) -> bool:
     # openai-node compares call_id only on function, custom tool and shell calls (hasRoutedOutputCallIdentity).
-    return f.details.get("field") in ("type", "id") or (f.details.get("field") == "call_id"
-                                                        and bool(f.details.get("routed_call")))
+    return details(f).get("field") in ("type", "id") or (details(f).get("field") == "call_id"
+                                                        and bool(details(f).get("routed_call")))
 
 
 _CODEX_USAGE_FIELDS = {"input_tokens", "output_tokens", "total_tokens", "cached_tokens", "reasoning_tokens"}
@@ -172,11 +172,11 @@ def _codex_usage_parse_fails(f: Finding, r: Linted) -> bool:
     # codex parses usage only out of response.completed (ResponseCompleted), as an Option (null is None)
     # of i64 input/output/total tokens with optional *_details of i64 cached/reasoning tokens; any other
     # field is not read, and the opening snapshots' usage never is.
-    if f.details.get("type") != COMPLETED:
+    if details(f).get("type") != COMPLETED:
         return False
-    keyword, pointer = f.details.get("keyword"), str(f.details.get("pointer") or "")
+    keyword, pointer = details(f).get("keyword"), str(details(f).get("pointer") or "")
     if keyword == "required":
-        return bool(set(f.details.get("missing") or ()) & _CODEX_USAGE_FIELDS)
+        return bool(set(details(f).get("missing") or ()) & _CODEX_USAGE_FIELDS)
     if keyword is None:
         return False  # the arithmetic check (total != input + output): codex takes the counts as given
     if pointer == "/response/usage" and "null is not" in f.message:
@@ -315,7 +315,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     },
     "LIF013": {
         # A flat error event is yielded as an event, no exception: the stream's end decides (LIF006 or the end).
-        "openai-python": (_breaks("APIError: {detail}", when=lambda f, r: bool(f.details.get("nested"))),),
+        "openai-python": (_breaks("APIError: {detail}", when=lambda f, r: bool(details(f).get("nested"))),),
         "openai-node": (_breaks("APIError: {detail}"),),
         "openai-agents": (_breaks("ModelBehaviorError: Responses stream ended with terminal event `error`. …"),),
     },
