@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT.parent))
 
 from checker.http_checks import digest_output  # noqa: E402
 from checker.live.faults import status_error  # noqa: E402
-from checker.live.probe import ProbeLimits, build_meta, meta_json  # noqa: E402
+from checker.live.probe import ProbeLimits, build_meta  # noqa: E402
+from checker.live.saving import meta_json  # noqa: E402
 from checker.live.scenarios import BUILTIN, Scenario  # noqa: E402
 
 CONFORMING = ROOT / "conforming"

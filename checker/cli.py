@@ -1,8 +1,10 @@
 """Argument parsing for ``sse-check``: one sub-command per module.
 
-Each command module exposes ``HELP`` (one line), ``add_arguments(parser)`` and
-``run(args) -> int``. Parsing lives here; the work lives in the command
-modules, which hand plain data to the engine. Every failure the user can cause
+Each command module (``checker/commands/``) exposes ``HELP`` (one line),
+``add_arguments(parser)``, ``options(namespace)`` (its typed options dataclass,
+built from the parser's result) and ``run(options) -> int``. Parsing lives
+here and in ``options``; past it no ``argparse.Namespace`` travels, and the
+command modules hand plain data to the engine. Every failure the user can cause
 reaches them as one line on stderr and exit code 2, never a traceback
 (set ``SSE_CHECK_DEBUG=1`` to see one).
 """
@@ -24,11 +26,11 @@ from checker.errors import UsageError
 COMMANDS: dict[str, str] = {
     "lint": "checker.commands.lint",
     "rules": "checker.commands.rules",
-    "serve": "checker.live.serve_command",
-    "probe": "checker.live.probe_command",
-    "replay": "checker.replay.command",
+    "serve": "checker.commands.serve",
+    "probe": "checker.commands.probe",
+    "replay": "checker.commands.replay",
     "diff": "checker.commands.diff",
-    "proxy": "checker.live.proxy_command",
+    "proxy": "checker.commands.proxy",
 }
 
 EXIT_OK = 0
@@ -60,7 +62,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         module = importlib.import_module(module_name)
         cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(cmd)
-        cmd.set_defaults(_run=module.run, _parser=cmd)
+        cmd.set_defaults(_run=module.run, _options=module.options, _parser=cmd)
     return parser
 
 
@@ -79,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from checker.commands import config
 
             config.apply(args)
-        return int(args._run(args))
+        return int(args._run(args._options(args)))
     except UsageError as exc:
         print(f"sse-check: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -18,7 +18,7 @@ computed from that record and the body bytes only, by this module, in both comma
 
 No function here reads a file, opens a socket or looks at the clock: timings are facts in the meta.
 
-The meta (``META_VERSION`` 1; unknown keys are ignored)::
+The meta (``META_VERSION`` 1; unknown keys are ignored; its contract is :class:`checker.exchange_meta.ExchangeMeta`)::
 
     {"meta_version": 1, "sse_check": "0.1.0", "scenario": "plain_text",
      "expect": "stream" | "nonstream" | "error",
@@ -48,6 +48,7 @@ from urllib.parse import urlsplit
 
 from checker import request_checks
 from checker.engine import Limits, LintResult, StreamLinter
+from checker.exchange_meta import ENDINGS, META_VERSION, is_exchange_meta
 from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position
 from checker.dialects.responses.nonstream import response_object_findings
@@ -56,22 +57,6 @@ from checker.profiles import OPENAI, Profile
 from checker.rules import http as rules
 from checker.schemas import load_schema_set
 
-META_VERSION = 1
-
-# How an exchange ended -> whether the body is complete.
-ENDINGS: dict[str, bool] = {
-    "complete": True,  # the body ended normally
-    "kept-open": True,  # the terminal event arrived, the body did not end within --close-timeout
-    "disconnect": False,  # the transport failed (an incomplete chunked body, a reset; before or after the headers)
-    "first-byte-timeout": False,  # no headers, or no body byte, within --first-byte-timeout
-    "idle-timeout": False,  # no byte for --idle-timeout after the first one
-    "total-timeout": False,  # --total-timeout passed
-    "byte-cap": False,  # more than --max-bytes arrived: reading stopped
-    "event-cap": False,  # more than --max-events arrived: reading stopped
-    "connect-error": False,  # no connection (refused, unknown host, connect timeout)
-    "tls-error": False,  # the TLS handshake failed
-    "interrupted": False,  # the user stopped the probe
-}
 # The ``ending.detail`` of an ``interrupted`` exchange that the proxy's client ended by disconnecting.
 CLIENT_LEFT = "the client disconnected"
 # A non-streaming body or an error body is kept whole up to this size (far above any real one).
@@ -117,7 +102,7 @@ def endpoint_api(meta: Mapping[str, Any]) -> Literal["responses", "chat"] | None
 
 def is_probe_meta(meta: Any) -> bool:
     """Whether a parsed ``X.meta.json`` is an exchange record this module can judge."""
-    return isinstance(meta, dict) and meta.get("meta_version") == META_VERSION and isinstance(meta.get("ending"), dict)
+    return isinstance(meta, dict) and is_exchange_meta(meta)
 
 
 def header(meta: Mapping[str, Any], name: str) -> str | None:

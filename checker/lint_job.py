@@ -73,6 +73,14 @@ def make_linter(request: dict[str, Any] | None, meta: Any, options: dict[str, An
     return StreamLinter(request=request, **options)
 
 
+def linter_for(source: Path | str, request: dict[str, Any] | None,
+               options: dict[str, Any]) -> StreamLinter | ExchangeLinter:
+    """The engine for one capture as ``sse-check lint`` runs it (with the HTTP checks for a capture saved by
+    ``sse-check probe``): for the commands and the pytest plugin that lint a capture themselves."""
+    meta = None if source == "-" else sidecars(source)[1]
+    return make_linter(request, meta, options)
+
+
 def exchange_info(meta: Any) -> dict[str, Any]:
     """What the text report needs of a probe's recorded exchange (``X.meta.json``)."""
     headers = meta.get("headers") if isinstance(meta, dict) else None

@@ -144,7 +144,7 @@ def _settings(config: pytest.Config) -> Settings | None:
         fail_on = Severity.parse(fail_on_text)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    from checker.commands.common import _selectors
+    from checker.commands.common import selectors
 
     settings = Settings(
         roots=roots,
@@ -153,8 +153,8 @@ def _settings(config: pytest.Config) -> Settings | None:
         profile=option.sse_check_profile,
         default_profile=default_profile,
         fail_on=fail_on,
-        select=_selectors(option.sse_check_select or config.getini("sse_check_select")) or None,
-        ignore=_selectors(option.sse_check_ignore or config.getini("sse_check_ignore")) or None,
+        select=selectors(option.sse_check_select or config.getini("sse_check_select")) or None,
+        ignore=selectors(option.sse_check_ignore or config.getini("sse_check_ignore")) or None,
         gate=BaselineRun(load_baseline(baseline_path) if baseline_path else None,
                          base=baseline_path.parent if baseline_path else here),
         invocation_dir=here,
@@ -281,7 +281,7 @@ class CaptureItem(_SseItem):
 
     def runtest(self) -> None:
         from checker.captures import read_chunks, request_for
-        from checker.commands.lint import linter_for
+        from checker.lint_job import linter_for
 
         if self.problem is not None or self.profile is None:
             raise CheckError(self.problem or "no profile")
@@ -351,6 +351,8 @@ class ScenarioItem(_SseItem):
 def probe_all(settings: Settings | None, scenarios: list[Any]) -> list[Any]:
     """Probe the scenarios with the probe's own runner and configuration."""
     from checker.live import probe as prober
+    from checker.live import probe_run
+    from checker.live.redact import Redactor
 
     assert settings is not None and settings.url and settings.model
     headers: list[tuple[str, str]] = []
@@ -362,6 +364,6 @@ def probe_all(settings: Settings | None, scenarios: list[Any]) -> list[Any]:
     profile = settings.profile or settings.default_profile
     config = prober.ProbeConfig(
         url=prober.endpoint(settings.url), model=settings.model, headers=tuple(headers),
-        redactor=prober.Redactor(secrets), engine=settings.engine(profile),
+        redactor=Redactor(secrets), engine=settings.engine(profile),
     )
-    return prober.run(scenarios, config)
+    return probe_run.run(scenarios, config)

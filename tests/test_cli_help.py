@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from checker.cli import COMMANDS, build_parser
-from checker.replay.command import FORMATS
-from checker.replay.live_command import LIVE_FORMATS
+from checker.commands.replay import FORMATS
+from checker.commands.replay import LIVE_FORMATS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

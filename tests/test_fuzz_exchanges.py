@@ -6,7 +6,7 @@ shapes, the result is findings, never an internal error (SSE099) or an exception
 
 * ``sse-check lint`` (the real command, in-process) on a capture with its ``X.meta.json`` and
   ``X.request.json`` sidecars, as the probe and the proxy save them;
-* the proxy's checking side (:class:`checker.live.proxy.Watch`, the object that the running proxy feeds),
+* the proxy's checking side (:class:`checker.live.proxy_watch.Watch`, the object that the running proxy feeds),
   with the answer's status, headers and body, over several exchanges in one proxy so that the history
   checks see conversations of odd requests and answers.
 """
@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checker.cli import main
-from checker.live.proxy import Proxy, ProxyConfig, Record, Watch
+from checker.live.proxy import Proxy, ProxyConfig
+from checker.live.proxy_watch import Record, Watch
 
 KEYS = ["model", "input", "messages", "stream", "instructions", "previous_response_id", "tools", "tool_choice",
         "conversation", "max_output_tokens", "max_tokens", "reasoning", "include", "text", "role", "content",

@@ -1,4 +1,9 @@
-"""Options shared by the commands that run the engine (lint, probe, and later proxy)."""
+"""Options shared by the commands that run the engine (lint, probe, proxy), and the helpers every command uses.
+
+The parser side (argparse, and :func:`checker.commands.config.apply` filling in the configuration file) ends
+in :meth:`EngineArgs.from_namespace`: from there on the commands hand typed options around, never an
+``argparse.Namespace``.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,10 @@ import contextlib
 import math
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from checker.baseline import BaselineRun
 from checker.baseline import load as load_baseline
@@ -21,10 +27,69 @@ from checker.profiles import PROFILES, get_profile
 from checker.report import FormatNames, ReportOptions
 from checker.rules import RULES
 
+if TYPE_CHECKING:
+    from checker.commands.config import Override
 
-def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = True) -> None:
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineArgs:
+    """The engine's and the report's options (:func:`add_engine_arguments`), once the configuration file has
+    filled what the command line left unset (checker.commands.config.apply)."""
+
+    profile: str = "openai"
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    fail_on: str = "warning"
+    format: str = "text"
+    output: str | None = None
+    color: str = "auto"
+    quiet: bool = False
+    show: str = "info"
+    timeline: bool = False
+    clients: bool = False
+    all_occurrences: bool = False
+    baseline: str | None = None
+    write_baseline: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    overrides: tuple[Override, ...] = ()  # the configuration's [[overrides]] per path
+    given: frozenset[str] = frozenset()  # the options given on the command line (they win over overrides)
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> EngineArgs:
+        """The parser's result, read once (after checker.commands.config.apply)."""
+        defaults = Limits()
+
+        def limit(name: str) -> int:
+            value = getattr(args, name, None)
+            return int(value) if value is not None else int(getattr(defaults, name))
+
+        return cls(
+            profile=getattr(args, "profile", None) or "openai",
+            select=tuple(getattr(args, "select", None) or ()),
+            ignore=tuple(getattr(args, "ignore", None) or ()),
+            fail_on=getattr(args, "fail_on", None) or "warning",
+            format=getattr(args, "format", None) or "text",
+            output=getattr(args, "output", None),
+            color=getattr(args, "color", None) or "auto",
+            quiet=bool(getattr(args, "quiet", False)),
+            show=getattr(args, "show", None) or "info",
+            timeline=bool(getattr(args, "timeline", False)),
+            clients=bool(getattr(args, "clients", False)),
+            all_occurrences=bool(getattr(args, "all_occurrences", False)),
+            baseline=getattr(args, "baseline", None),
+            write_baseline=getattr(args, "write_baseline", None),
+            limits=Limits(max_line_bytes=limit("max_line_bytes"), max_event_bytes=limit("max_event_bytes"),
+                          max_json_depth=limit("max_json_depth"), max_bytes=limit("max_bytes"),
+                          max_events=limit("max_events")),
+            overrides=tuple(getattr(args, "overrides", None) or ()),
+            given=frozenset(getattr(args, "given_on_command_line", None) or ()),
+        )
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = True, quiet: bool = True) -> None:
     """The engine's options; ``baseline=False`` for a command that refuses ``--baseline``/``--write-baseline``:
-    they are still parsed (so the refusal can say why) but not listed in its ``--help``."""
+    they are still parsed (so the refusal can say why) but not listed in its ``--help``; ``quiet=False`` for a
+    command with a ``--quiet`` of its own (proxy's: no live lines)."""
     # Unset (None) until checker.commands.config.apply fills them: from [tool.sse-check], else the defaults.
     parser.add_argument("--profile", default=None, choices=sorted(PROFILES), help="which reference to hold the stream to (default: openai)")
     parser.add_argument("--select", action="append", default=[], metavar="CODES",
@@ -38,7 +103,7 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = Tr
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
                         help="colour in the text report (NO_COLOR is honoured)")
-    if "--quiet" not in parser._option_string_actions:  # proxy's --quiet is its own (no live lines)
+    if quiet:
         parser.add_argument("--quiet", "-q", action="store_true",
                             help="text report: only failing captures and the summary")
     parser.add_argument("--show", choices=["error", "warning", "info"], default="info",
@@ -112,7 +177,9 @@ def _size(text: str) -> int:
     return value
 
 
-def _selectors(values: list[str]) -> list[str]:
+def selectors(values: Sequence[str]) -> list[str]:
+    """The rule codes that ``--select``/``--ignore`` values name (codes, family prefixes, names; comma-separated),
+    or a UsageError naming the one that matches no rule."""
     chosen: list[str] = []
     for value in values:
         for part in value.split(","):
@@ -125,50 +192,55 @@ def _selectors(values: list[str]) -> list[str]:
     return chosen
 
 
-def engine_options(args: argparse.Namespace, override: Any = None) -> dict[str, Any]:
+def engine_options(opts: EngineArgs, override: Override | None = None) -> dict[str, Any]:
     """The engine's options from the command line and the configuration; ``override`` is a per-path entry of
     the configuration (checker.commands.config.Override) that applies to one capture, below the command line."""
-    given: set[str] = getattr(args, "given_on_command_line", set())
-    profile_name, select, ignore = args.profile, args.select, args.ignore
+    profile_name, select, ignore = opts.profile, opts.select, opts.ignore
     if override is not None:
-        if override.profile is not None and "profile" not in given:
+        if override.profile is not None and "profile" not in opts.given:
             profile_name = override.profile
-        if override.select is not None and "select" not in given:
-            select = list(override.select)
-        if override.ignore is not None and "ignore" not in given:
-            ignore = list(override.ignore)
+        if override.select is not None and "select" not in opts.given:
+            select = override.select
+        if override.ignore is not None and "ignore" not in opts.given:
+            ignore = override.ignore
     try:
         profile = get_profile(profile_name)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return {
         "profile": profile,
-        "select": _selectors(select) or None,
-        "ignore": _selectors(ignore) or None,
-        "limits": Limits(
-            max_line_bytes=args.max_line_bytes,
-            max_event_bytes=args.max_event_bytes,
-            max_json_depth=args.max_json_depth,
-            max_bytes=args.max_bytes,
-            max_events=args.max_events,
-        ),
-        "collapse": not args.all_occurrences,
+        "select": selectors(select) or None,
+        "ignore": selectors(ignore) or None,
+        "limits": opts.limits,
+        "collapse": not opts.all_occurrences,
         # The HTML report draws every event, so it needs the trace too.
-        "trace": bool(args.timeline) or getattr(args, "format", None) == "html",
+        "trace": opts.timeline or opts.format == "html",
     }
 
 
-def report_options(args: argparse.Namespace, *, command: str) -> ReportOptions:
+def report_options(opts: EngineArgs, *, command: str, clients: bool = False) -> ReportOptions:
+    """The report's options; ``clients`` turns the client matrix on whatever --clients says (lint --oracle)."""
     return ReportOptions(
         command=command,
-        profile=args.profile,
-        fail_on=Severity.parse(args.fail_on),
-        color=args.color,
-        timeline=args.timeline,
-        quiet=bool(getattr(args, "quiet", False)) and command != "proxy",
-        show=Severity.parse(getattr(args, "show", None) or "info"),
-        clients=bool(getattr(args, "clients", False) or getattr(args, "oracle", None)),
+        profile=opts.profile,
+        fail_on=Severity.parse(opts.fail_on),
+        color=opts.color,
+        timeline=opts.timeline,
+        quiet=opts.quiet and command != "proxy",
+        show=Severity.parse(opts.show or "info"),
+        clients=opts.clients or clients,
     )
+
+
+def save_dir(text: str | None) -> Path | None:
+    """``--save DIR``: the folder, created if needed; a UsageError when it is a file."""
+    if not text:
+        return None
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--save {text}: not a directory")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def check_output(path: str | None) -> None:
@@ -213,33 +285,32 @@ def open_output(path: str | None) -> Iterator[IO[str]]:
         raise
 
 
-def baseline_run(args: argparse.Namespace) -> BaselineRun:
+def baseline_run(opts: EngineArgs) -> BaselineRun:
     """The run's baseline use from ``--baseline`` / ``--write-baseline`` (inactive when neither is given).
 
     Callers pass every result through ``run.apply(scenario, result)`` before
     reporting and counting it, then call :func:`finish_baseline`.
     """
-    known = load_baseline(Path(args.baseline)) if getattr(args, "baseline", None) else None
-    written = getattr(args, "write_baseline", None)
-    anchor = written or getattr(args, "baseline", None)
+    known = load_baseline(Path(opts.baseline)) if opts.baseline else None
+    anchor = opts.write_baseline or opts.baseline
     base = Path(anchor).parent if anchor else None
-    return BaselineRun(known, record=bool(written), profile=getattr(args, "profile", None),
+    return BaselineRun(known, record=bool(opts.write_baseline), profile=opts.profile,
                        base=base if base is not None and str(base) else Path("."))
 
 
-def finish_baseline(args: argparse.Namespace, run: BaselineRun) -> None:
+def finish_baseline(opts: EngineArgs, run: BaselineRun) -> None:
     """Write ``--write-baseline FILE`` (atomically) and say so on stderr."""
-    if run.recorded is None:
+    if run.recorded is None or opts.write_baseline is None:
         return
-    path = Path(args.write_baseline)
+    path = Path(opts.write_baseline)
     save_baseline(path, run.recorded)
     print(f"sse-check: wrote {path}: {run.recorded.total()} finding(s), "
           f"{len(run.recorded.entries)} fingerprint(s); --baseline {path} now reports only new ones",
           file=sys.stderr)
 
 
-def warn_unmatched_baseline(args: argparse.Namespace, run: BaselineRun) -> None:
+def warn_unmatched_baseline(opts: EngineArgs, run: BaselineRun) -> None:
     """A baseline none of whose entries matched is a mistake (other captures, or named differently): say so."""
     if run.matched_none:
-        print(f"sse-check: warning: --baseline {args.baseline}: {run.note()}: was it written for these captures "
+        print(f"sse-check: warning: --baseline {opts.baseline}: {run.note()}: was it written for these captures "
               "(or with another profile)?", file=sys.stderr)

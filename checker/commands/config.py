@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,10 +173,10 @@ def apply(args: argparse.Namespace) -> None:
     args.given_on_command_line = given
 
 
-def override_for(args: argparse.Namespace, capture: Path) -> Override | None:
+def override_for(overrides: Sequence[Override], capture: Path) -> Override | None:
     """The first per-path override of the configuration that matches ``capture`` (None: the run's options).
     Options given on the command line win over it too."""
-    for override in getattr(args, "overrides", None) or ():
+    for override in overrides:
         if override.matches(capture):
             return override
     return None

@@ -93,7 +93,7 @@ def _scenarios(directory: Path) -> dict[str, Path]:
 def read(path: Path, options: dict[str, Any]) -> tuple[StreamShape, LintResult]:
     """One pass over a capture: its shape and its lint, as ``sse-check lint`` lints it (with the HTTP findings
     of the exchange recorded in ``X.meta.json`` for a capture saved by ``sse-check probe --save``)."""
-    from checker.commands.lint import linter_for
+    from checker.lint_job import linter_for
 
     builder = ShapeBuilder()
     linter = linter_for(path, request_for(path), options)
@@ -117,28 +117,44 @@ def diff_pair(name: str, old: Path | None, new: Path | None, options: dict[str, 
     return result
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiffOptions:
+    old: str
+    new: str
+    profile: str = "openai"
+    format: str = "text"
+    output: str | None = None
+    color: str = "auto"
+
+
+def options(args: argparse.Namespace) -> DiffOptions:
+    """The parser's result as diff's typed options."""
+    return DiffOptions(old=args.old, new=args.new, profile=args.profile, format=args.format, output=args.output,
+                       color=args.color)
+
+
+def run(opts: DiffOptions) -> int:
     # Both sides under the same profile, with the engine's default limits.
-    options: dict[str, Any] = {"profile": get_profile(args.profile)}
-    pairs = pair(Path(args.old), Path(args.new))
+    options: dict[str, Any] = {"profile": get_profile(opts.profile)}
+    pairs = pair(Path(opts.old), Path(opts.new))
     diffs = [diff_pair(name, a, b, options) for name, a, b in pairs]
-    with open_output(args.output) as stream:
-        if args.format == "json":
-            json.dump(document(diffs, args), stream, indent=2, ensure_ascii=False)
+    with open_output(opts.output) as stream:
+        if opts.format == "json":
+            json.dump(document(diffs, opts), stream, indent=2, ensure_ascii=False)
             stream.write("\n")
         else:
-            render_text(diffs, stream, color=args.color)
+            render_text(diffs, stream, color=opts.color)
     return 1 if any(d.changes for d in diffs) else 0
 
 
-def document(diffs: list[ScenarioDiff], args: argparse.Namespace) -> dict[str, Any]:
+def document(diffs: list[ScenarioDiff], opts: DiffOptions) -> dict[str, Any]:
     return {
         "version": REPORT_VERSION,
         "tool": {"name": "sse-check", "version": __version__},
         "command": "diff",
-        "profile": args.profile,
-        "old": args.old,
-        "new": args.new,
+        "profile": opts.profile,
+        "old": opts.old,
+        "new": opts.new,
         "changed": any(d.changes for d in diffs),
         "scenarios": [d.as_dict() for d in diffs],
         "summary": {"scenarios": len(diffs), "changed": sum(bool(d.changes) for d in diffs)},

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from checker.captures import expand, is_url, load_json_sidecar
 from checker.commands.common import (
+    EngineArgs,
     add_engine_arguments,
     baseline_run,
     engine_options,
@@ -22,7 +24,7 @@ from checker.commands.common import (
 from checker.commands.config import override_for
 from checker.errors import UsageError
 from checker.executors import ordered_map, usable_cpus
-from checker.lint_job import Job, make_linter, run_job, sidecars
+from checker.lint_job import Job, run_job
 from checker.oracles import ORACLES
 from checker.report import Summary, get_reporter
 
@@ -85,28 +87,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_engine_arguments(parser)
 
 
-def run(args: argparse.Namespace) -> int:
-    options = engine_options(args)
-    report = report_options(args, command="lint")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LintOptions:
+    paths: tuple[str, ...]
+    request: str | None = None  # --request FILE
+    oracle: str | None = None
+    jobs: int | None = None
+    dask: str | None = None
+    engine: EngineArgs = EngineArgs()
+
+
+def options(args: argparse.Namespace) -> LintOptions:
+    """The parser's result as lint's typed options."""
+    return LintOptions(paths=tuple(args.paths), request=args.request, oracle=args.oracle, jobs=args.jobs,
+                       dask=args.dask, engine=EngineArgs.from_namespace(args))
+
+
+def run(opts: LintOptions) -> int:
+    engine = opts.engine
+    options = engine_options(engine)
+    report = report_options(engine, command="lint", clients=opts.oracle is not None)
     forced_request = None
-    if args.request:
-        forced_request = load_json_sidecar(Path(args.request), "--request")
-    sources = expand(args.paths, compressed=True)
-    if args.oracle:
-        _oracle(args.oracle)  # an unavailable client is a usage error before any work
-    jobs = _jobs(args, len(sources))
-    gate = baseline_run(args)
+    if opts.request:
+        forced_request = load_json_sidecar(Path(opts.request), "--request")
+    sources = expand(list(opts.paths), compressed=True)
+    if opts.oracle:
+        _oracle(opts.oracle)  # an unavailable client is a usage error before any work
+    jobs = _jobs(opts, len(sources))
+    gate = baseline_run(engine)
     summary = Summary()
     failed = False
     per_path: dict[int, dict[str, Any]] = {}  # the engine options of each matching [[overrides]] entry
-    work = (Job(source, _options_for(args, source, options, per_path), forced_request,
-                forced_request is not None, args.oracle) for source in sources)
-    with open_output(args.output) as stream:
-        reporter = get_reporter(args.format)(stream, report)
+    work = (Job(source, _options_for(engine, source, options, per_path), forced_request,
+                forced_request is not None, opts.oracle) for source in sources)
+    with open_output(engine.output) as stream:
+        reporter = get_reporter(engine.format)(stream, report)
         reporter.start()
         # Closed as soon as the loop ends, even by an exception (a closed pipe): the pool's workers are shut
         # down then, not whenever the generator happens to be collected (after the exit hooks).
-        with contextlib.closing(ordered_map(run_job, work, jobs=jobs, dask=args.dask,
+        with contextlib.closing(ordered_map(run_job, work, jobs=jobs, dask=opts.dask,
                                             local=lambda job: job.source == "-")) as results:
             for done in results:
                 if done.result is None:
@@ -125,47 +144,37 @@ def run(args: argparse.Namespace) -> int:
         summary.baselined = gate.hidden
         summary.baseline_note = gate.note()
         reporter.finish(summary)
-    warn_unmatched_baseline(args, gate)
+    warn_unmatched_baseline(engine, gate)
     for message in summary.io_errors:
         print(f"sse-check: {message}", file=sys.stderr)
     if summary.io_errors:
         return 2  # and no baseline written: it would miss the unreadable captures' findings
     if gate.recorded is not None:
-        finish_baseline(args, gate)
+        finish_baseline(engine, gate)
         return 0  # recording today's findings is how a project adopts the gate: not a failure
     return 1 if failed else 0
 
 
-def _jobs(args: argparse.Namespace, captures: int) -> int:
+def _jobs(opts: LintOptions, captures: int) -> int:
     """Worker processes for this run: -j N (default: the usable cores), never more than there are captures,
     and one (no pool to start) for a single capture."""
-    if args.dask is not None and args.jobs is not None:
+    if opts.dask is not None and opts.jobs is not None:
         raise UsageError("-j and --dask: give one (the Dask cluster's workers set the parallelism)")
-    wanted = args.jobs if args.jobs is not None else usable_cpus()
+    wanted = opts.jobs if opts.jobs is not None else usable_cpus()
     return max(1, min(wanted, captures))
 
 
-def _options_for(args: argparse.Namespace, source: Path | str, options: dict[str, Any],
+def _options_for(engine: EngineArgs, source: Path | str, options: dict[str, Any],
                  cache: dict[int, dict[str, Any]]) -> dict[str, Any]:
     """The run's engine options, or those of the configuration's per-path override matching ``source``."""
     if source == "-" or (isinstance(source, str) and is_url(source)):
         return options
-    override = override_for(args, Path(source))
+    override = override_for(engine.overrides, Path(source))
     if override is None:
         return options
     if id(override) not in cache:
-        cache[id(override)] = engine_options(args, override)
+        cache[id(override)] = engine_options(engine, override)
     return cache[id(override)]
-
-
-def _linter(source: Path | str, request: dict[str, Any] | None, options: dict[str, Any]) -> Any:
-    """The engine for one capture (with the HTTP checks for a capture saved by ``sse-check probe``)."""
-    meta = None if source == "-" else sidecars(source)[1]
-    return make_linter(request, meta, options)
-
-
-# Public name for the pytest plugin, which must lint a capture exactly as `sse-check lint` does.
-linter_for = _linter
 
 
 def _oracle(name: str) -> Any:

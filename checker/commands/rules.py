@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.markdown import Markdown
@@ -38,25 +39,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"])
 
 
-def run(args: argparse.Namespace) -> int:
-    console = make_console(sys.stdout, args.color)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RulesOptions:
+    code: str | None = None
+    format: str = "text"
+    color: str = "auto"
+
+
+def options(args: argparse.Namespace) -> RulesOptions:
+    """The parser's result as rules' typed options."""
+    return RulesOptions(code=args.code, format=args.format, color=args.color)
+
+
+def run(opts: RulesOptions) -> int:
+    console = make_console(sys.stdout, opts.color)
     rules = ordered_rules()
-    if args.code:
-        wanted = args.code.strip()
+    if opts.code:
+        wanted = opts.code.strip()
         rule = RULES.get(wanted.upper()) or next((r for r in RULES.values() if r.name == wanted), None)
         if rule is None:
             rules = [r for r in rules if r.code.startswith(wanted.upper())]
             if not rules:
                 raise UsageError(f"no rule {wanted!r} (a code like ITM011, a family like ITM, or a name; "
                                  "see `sse-check rules`)")
-        elif args.format == "json":
+        elif opts.format == "json":
             print(json.dumps(_rule_dict(rule), indent=2))
             return 0
         else:
             root = examples_root()
             console.print(Markdown(render_rule(rule, root, seen=_message_on_example(rule, root))))
             return 0
-    if args.format == "json":
+    if opts.format == "json":
         print(json.dumps([_rule_dict(r) for r in rules], indent=2))
         return 0
     families = {r.family for r in rules}
@@ -84,7 +97,7 @@ def _message_on_example(rule: Rule, root: Path) -> str | None:
     if not rule.bad or not rule.bad.endswith(".sse") or not (root / rule.bad).is_file():
         return None
     from checker.captures import read_chunks, request_for
-    from checker.commands.lint import linter_for
+    from checker.lint_job import linter_for
     from checker.profiles import PROFILES
 
     path = root / rule.bad

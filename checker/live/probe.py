@@ -15,18 +15,20 @@ exchange (``total_timeout``), and the end of the body once the terminal event ha
 (``close_timeout``, codex PR #9170). So are the bytes and events read (``max_bytes``, ``max_events``).
 Whatever ends the exchange, every byte received is kept; how it ended becomes the meta's ``ending``.
 
-Then the exchange is written down as a plain record, the *meta* (format: ``checker.http_checks``), and the
-verdict is computed from the meta and the bytes by :meth:`ExchangeLinter.close`, exactly as ``sse-check
-lint`` computes it from the saved ``X.sse`` and ``X.meta.json``. With ``save_dir`` both are written
-atomically (a temporary file, then a rename).
+Then the exchange is written down as a plain record, the *meta* (:class:`checker.exchange_meta.ExchangeMeta`),
+and the verdict is computed from the meta and the bytes by :meth:`ExchangeLinter.close`, exactly as
+``sse-check lint`` computes it from the saved ``X.sse`` and ``X.meta.json``. With ``save_dir`` both are
+written atomically (:mod:`checker.live.saving`). The timings are kept by :class:`checker.live.timing.ExchangeTimer`,
+as the proxy keeps them.
 
-Secrets (the API key, sensitive header values, URL credentials) are masked by a :class:`Redactor` in
+Secrets (the API key, sensitive header values, URL credentials) are masked by a
+:class:`checker.live.redact.Redactor` in
 everything recorded: the meta, the findings, and the saved body (where a secret is masked with as many
 ``*`` as it has characters, so byte offsets stay true).
 
 Requests carry ``X-SSE-Check-Scenario: NAME``; a replay server (``sse-check serve``) that has no capture
 of that name answers 404 ``scenario_not_found``, and the next of the scenario's replay names is tried; when
-none is left the scenario is *skipped*, not failed.
+none is left the scenario is *skipped*, not failed. A run of many scenarios is :mod:`checker.live.probe_run`.
 """
 
 from __future__ import annotations
@@ -35,17 +37,12 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-import os
-import re
-import signal
-import sys
-import tempfile
 import time
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Self, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -53,8 +50,9 @@ import httpx
 from checker import __version__
 from checker.engine import Limits, LintResult
 from checker.errors import UsageError
+from checker.exchange_meta import ENDINGS, Ending, ExchangeMeta, header_of
 from checker.findings import Finding
-from checker.http_checks import ENDINGS, META_VERSION, ExchangeLinter, stream_reference
+from checker.http_checks import ExchangeLinter
 from checker.live.connection import (
     CloseWatch,
     announces_close,
@@ -63,7 +61,10 @@ from checker.live.connection import (
     is_unanswered,
     transport_error_text,
 )
+from checker.live.redact import Redactor, secrets_of_headers
+from checker.live.saving import BodySink, save_sidecars
 from checker.live.scenarios import Scenario
+from checker.live.timing import ExchangeTimer
 
 SCENARIO_HEADER = "x-sse-check-scenario"
 
@@ -77,15 +78,6 @@ DEFAULT_CLOSE_TIMEOUT = 2.0
 # past them, since nothing after that point would be checked.
 DEFAULT_MAX_BYTES = Limits().max_bytes
 DEFAULT_MAX_EVENTS = Limits().max_events
-# The body is kept in memory up to this size (for non-streaming parity and the result record); a saved
-# capture is written to disk as it arrives, whatever its size.
-KEEP_IN_MEMORY = 16 * 1024 * 1024
-
-_DELTA = re.compile(rb"\.delta(?:\"|\r|\n)")
-_ALWAYS_SENSITIVE = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie",
-                               "set-cookie"})
-_SENSITIVE_NAME = re.compile(r"auth|api[-_]?key|token|secret|cookie|session|password", re.IGNORECASE)
-REDACTED = "<redacted>"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,80 +92,6 @@ class ProbeLimits:
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
-
-
-# --- secrets ---------------------------------------------------------------------------------------------
-
-
-class Redactor:
-    """Masks secrets: known secret values anywhere, sensitive headers by name, URL credentials."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self.secrets = tuple(sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True))
-
-    def with_secrets(self, more: Iterable[str]) -> Redactor:
-        return Redactor((*self.secrets, *more))
-
-    def text(self, value: str) -> str:
-        for secret in self.secrets:
-            if secret in value:
-                value = value.replace(secret, "*" * len(secret))
-        return value
-
-    def bytes(self, value: bytes) -> bytes:
-        for secret in self.secrets:
-            raw = secret.encode("utf-8", "replace")
-            if raw in value:
-                value = value.replace(raw, b"*" * len(raw))
-        return value
-
-    def value(self, obj: Any) -> Any:
-        """A JSON-like value with every string masked."""
-        if isinstance(obj, str):
-            return self.text(obj)
-        if isinstance(obj, dict):
-            return {self.text(str(k)): self.value(v) for k, v in obj.items()}
-        if isinstance(obj, (list, tuple)):
-            return [self.value(v) for v in obj]
-        return obj
-
-    def url(self, url: str) -> str:
-        try:
-            parts = urlsplit(url)
-        except ValueError:
-            return self.text(url)
-        if parts.username is not None or parts.password is not None:
-            host = parts.netloc.rpartition("@")[2]
-            parts = parts._replace(netloc=f"{REDACTED}@{host}")
-        return self.text(urlunsplit(parts))
-
-    def headers(self, pairs: Iterable[tuple[str, str]], *, request: bool = False) -> list[list[str]]:
-        out = []
-        for name, value in pairs:
-            lower = name.lower()
-            sensitive = lower in _ALWAYS_SENSITIVE or (request and bool(_SENSITIVE_NAME.search(lower)))
-            out.append([name, REDACTED if sensitive else self.text(value)])
-        return out
-
-    def finding(self, finding: Finding) -> Finding:
-        message = self.text(finding.message)
-        details = self.value(finding.details)
-        if message == finding.message and details == finding.details:
-            return finding
-        return dataclasses.replace(finding, message=message, details=details)
-
-
-def secrets_of_headers(pairs: Iterable[tuple[str, str]]) -> list[str]:
-    """The secret values among request headers: whole values of sensitive headers and their last word."""
-    found = []
-    for name, value in pairs:
-        lower = name.lower()
-        if lower in _ALWAYS_SENSITIVE or _SENSITIVE_NAME.search(lower):
-            found.append(value)
-            words = value.split()
-            if len(words) > 1:
-                found.append(words[-1])
-    return found
 
 
 # --- the target ------------------------------------------------------------------------------------------
@@ -220,13 +138,18 @@ class ProbeLintResult(LintResult):
 
     http: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def of(cls, result: LintResult, http: dict[str, Any]) -> Self:
+        """``result`` with the HTTP facts ``http``."""
+        return cls(**{f.name: getattr(result, f.name) for f in dataclasses.fields(LintResult)}, http=http)
+
 
 @dataclass(slots=True, kw_only=True)
 class ScenarioResult:
     scenario: Scenario
     result: ProbeLintResult | None = None  # None when skipped
-    meta: dict[str, Any] | None = None
-    body: bytes = b""  # as saved (secrets masked), up to KEEP_IN_MEMORY bytes
+    meta: ExchangeMeta | None = None
+    body: bytes = b""  # as saved (secrets masked), up to checker.live.saving.KEEP_IN_MEMORY bytes
     complete_body: bool = True  # whether ``body`` holds the whole body
     live: list[Finding] = field(default_factory=list)  # findings reported while the body arrived
     skipped: str | None = None
@@ -234,84 +157,15 @@ class ScenarioResult:
 
     @property
     def ending(self) -> str | None:
-        return self.meta["ending"]["kind"] if self.meta else None
+        return self.meta.ending.kind if self.meta else None
 
-
-# The skip reason of the scenarios not sent once the server proved unreachable (run(stop_if_unreachable=True)).
-UNREACHABLE = "not sent: the server could not be reached"
 
 # on_progress(scenario name, phase, bytes received, events) with phase "start", "headers", "body", "done"
 Progress = Callable[[str, str, int, int], None]
 
 
-def _no_progress(name: str, phase: str, received: int, events: int) -> None:
-    pass
-
-
-# --- the received body -----------------------------------------------------------------------------------
-
-
-class BodySink:
-    """Where the body goes as it arrives: memory (up to ``KEEP_IN_MEMORY``) and, when saving, a temporary
-    file next to the capture, renamed into place at the end (so a capture is never half written).
-
-    Secrets are masked on the way to the file; a few bytes are held back so that a secret split across two
-    chunks is still masked (``*`` for each of its bytes, so offsets stay true).
-    """
-
-    def __init__(self, target: Path | None, redactor: Redactor) -> None:
-        self.target = target
-        self.redactor = redactor
-        self.size = 0
-        self.memory = bytearray()
-        self._hold = max((len(s.encode("utf-8", "replace")) for s in redactor.secrets), default=1) - 1
-        self._pending = b""
-        self._file: Any = None
-        self._tmp: str | None = None
-        if target is not None:
-            fd, self._tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            os.fchmod(fd, _file_mode())
-            self._file = os.fdopen(fd, "wb")
-
-    @property
-    def complete_in_memory(self) -> bool:
-        return self.size == len(self.memory)
-
-    def write(self, chunk: bytes) -> None:
-        self.size += len(chunk)
-        if len(self.memory) < KEEP_IN_MEMORY:
-            self.memory += chunk[: KEEP_IN_MEMORY - len(self.memory)]
-        if self._file is not None:
-            data = self.redactor.bytes(self._pending + chunk)
-            cut = max(len(data) - self._hold, 0)
-            self._file.write(data[:cut])
-            self._pending = data[cut:]
-
-    def masked_memory(self) -> bytes:
-        return self.redactor.bytes(bytes(self.memory))
-
-    def commit(self) -> Path | None:
-        """Finish the file and move it into place; the capture's path (None when not saving)."""
-        if self._file is None or self.target is None or self._tmp is None:
-            return None
-        try:
-            self._file.write(self._pending)
-            self._file.close()
-            os.replace(self._tmp, self.target)
-        except BaseException:
-            self.discard()
-            raise
-        self._file = None
-        return self.target
-
-    def discard(self) -> None:
-        if self._file is not None:
-            with contextlib.suppress(OSError):
-                self._file.close()
-            self._file = None
-        if self._tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self._tmp)
+def no_progress(name: str, phase: str, received: int, events: int) -> None:
+    """A :data:`Progress` that shows nothing."""
 
 
 # --- one exchange ----------------------------------------------------------------------------------------
@@ -323,7 +177,7 @@ async def probe_scenario(
     config: ProbeConfig,
     *,
     reference: dict[str, Any] | None = None,
-    progress: Progress = _no_progress,
+    progress: Progress = no_progress,
     on_interrupt: Callable[[ScenarioResult], None] | None = None,
 ) -> ScenarioResult:
     """Run one scenario (trying its replay names in turn against a replay server). When the task is cancelled
@@ -331,8 +185,13 @@ async def probe_scenario(
     cancellation goes on."""
     names = scenario.replay_names
     for name in names:
-        result = await _exchange(client, scenario, name, config, reference, progress, on_interrupt)
+        exchange = _Exchange(client, scenario, name, config, reference, progress)
+        result = await exchange.run()
         if result is not None:
+            if exchange.interrupted:
+                if on_interrupt is not None:
+                    on_interrupt(result)
+                raise asyncio.CancelledError
             return result
     tried = ", ".join(names)
     progress(scenario.name, "done", 0, 0)
@@ -340,133 +199,161 @@ async def probe_scenario(
                           skipped=f"the replay server has no capture for this scenario (tried {tried})")
 
 
-async def _exchange(
-    client: httpx.AsyncClient,
-    scenario: Scenario,
-    replay_name: str,
-    config: ProbeConfig,
-    reference: dict[str, Any] | None,
-    progress: Progress,
-    on_interrupt: Callable[[ScenarioResult], None] | None = None,
-) -> ScenarioResult | None:
-    """One request; None when a replay server has no capture named ``replay_name``."""
-    limits = config.limits
-    redact = config.redactor.with_secrets(secrets_of_headers(scenario.headers))
-    request = scenario.request(config.model)
-    headers = [
-        ("Content-Type", "application/json"),
-        ("Accept", "text/event-stream" if scenario.stream else "application/json"),
-        ("Accept-Encoding", "identity"),
-        ("User-Agent", f"sse-check/{__version__}"),
-        ("X-SSE-Check-Scenario", replay_name),
-        *config.headers,
-        *scenario.headers,
-    ]
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    clock = time.monotonic
-    start = clock()
-    timings: dict[str, Any] = {}
-    live: list[Finding] = []
-    ending, detail = "complete", ""
-    response: httpx.Response | None = None
-    status: int | None = None
-    reason = http_version = ""
-    response_headers: list[tuple[str, str]] = []
-    redirects: list[dict[str, Any]] = []
-    meta_head: dict[str, Any] = {"expect": scenario.expect, "status": None, "limits": limits.as_dict()}
-    connection: dict[str, Any] = {"closed_by_server": None, "closed_after": None, "retried": None}
-    target = config.save_dir / f"{scenario.name}.sse" if config.save_dir is not None else None
-    sink = BodySink(target, redact)
-    linter: ExchangeLinter | None = None
-    interrupted = False
-    progress(scenario.name, "start", 0, 0)
-    try:
-        http_request = client.build_request("POST", config.url, content=json.dumps(request).encode(),
-                                            headers=headers)
+class _Exchange:
+    """One request of a scenario under one replay name, from sending it to its :class:`ScenarioResult`."""
+
+    def __init__(self, client: httpx.AsyncClient, scenario: Scenario, replay_name: str, config: ProbeConfig,
+                 reference: dict[str, Any] | None, progress: Progress) -> None:
+        self.client, self.scenario, self.config = client, scenario, config
+        self.reference, self.progress = reference, progress
+        self.limits = config.limits
+        self.redact = config.redactor.with_secrets(secrets_of_headers(scenario.headers))
+        self.request = scenario.request(config.model)
+        self.headers = [
+            ("Content-Type", "application/json"),
+            ("Accept", "text/event-stream" if scenario.stream else "application/json"),
+            ("Accept-Encoding", "identity"),
+            ("User-Agent", f"sse-check/{__version__}"),
+            ("X-SSE-Check-Scenario", replay_name),
+            *config.headers,
+            *scenario.headers,
+        ]
+        self.started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.timer = ExchangeTimer(time.monotonic())
+        self.live: list[Finding] = []
+        self.ending, self.detail = "complete", ""
+        self.response: httpx.Response | None = None
+        self.meta = ExchangeMeta(expect=scenario.expect, limits=self.limits.as_dict(), started_at=self.started_at,
+                                 http_version="")  # no answer: no version
+        self.connection: dict[str, Any] = {"closed_by_server": None, "closed_after": None, "retried": None}
+        target = config.save_dir / f"{scenario.name}.sse" if config.save_dir is not None else None
+        self.sink = BodySink(target, self.redact)
+        self.linter: ExchangeLinter | None = None
+        self.interrupted = False
+
+    async def run(self) -> ScenarioResult | None:
+        """The exchange and its verdict; None when a replay server has no capture of this name."""
+        self.progress(self.scenario.name, "start", 0, 0)
+        try:
+            watch = await self._send()
+            self.linter = self._linter()
+            if self.response is not None:
+                await self._read(watch)
+        except asyncio.CancelledError:
+            self.interrupted = True
+            self.ending, self.detail = "interrupted", "the probe was interrupted"
+        except BaseException:
+            self.sink.discard()
+            raise
+        finally:
+            if self.response is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self.response.aclose())
+        if self.linter is None:
+            self.linter = self._linter()
+        self.timer.finish(time.monotonic())
+        if not self.interrupted and _not_replayed(self.meta.status, self.meta.headers, self.sink.memory):
+            self.sink.discard()
+            return None  # try the next replay name; after the last one the scenario is skipped
+        return self._result(self.linter)
+
+    def _linter(self) -> ExchangeLinter:
+        # Status and expect decide, at the first byte, whether the body is a stream.
+        head = {"expect": self.meta.expect, "status": self.meta.status, "limits": self.meta.limits}
+        return ExchangeLinter(head, request=self.request, **self.config.engine)
+
+    async def _send(self) -> CloseWatch:
+        """Send the request and wait for the headers (under the first-byte and total timeouts)."""
+        limits, clock, start = self.limits, time.monotonic, self.timer.start
+        request = self.client.build_request("POST", self.config.url, content=json.dumps(self.request).encode(),
+                                            headers=self.headers)
         watch = CloseWatch()
-        watch.attach(http_request)
+        watch.attach(request)
         wait = min(limits.first_byte_timeout, limits.total_timeout)
         try:
             try:
-                response = await asyncio.wait_for(client.send(http_request, stream=True), timeout=wait)
+                self.response = await asyncio.wait_for(self.client.send(request, stream=True), timeout=wait)
             except httpx.HTTPError as exc:
                 if not is_unanswered(exc):
                     raise
                 # The server closed a kept-alive connection under the request (HTP019): send it again once,
                 # on a new connection, as openai-python does, so that the scenario is still measured.
-                connection["retried"] = transport_error_text(exc)
-                response = await asyncio.wait_for(client.send(http_request, stream=True),
-                                                  timeout=max(wait - (clock() - start), 0.0))
+                self.connection["retried"] = transport_error_text(exc)
+                self.response = await asyncio.wait_for(self.client.send(request, stream=True),
+                                                       timeout=max(wait - (clock() - start), 0.0))
         except asyncio.TimeoutError:
-            ending = "first-byte-timeout" if limits.first_byte_timeout <= limits.total_timeout else "total-timeout"
+            self.ending = "first-byte-timeout" if limits.first_byte_timeout <= limits.total_timeout \
+                else "total-timeout"
         except httpx.ConnectTimeout:
-            ending, detail = "connect-error", f"connect timeout after {limits.connect_timeout:g} s"
+            self.ending, self.detail = "connect-error", f"connect timeout after {limits.connect_timeout:g} s"
         except httpx.ConnectError as exc:
-            ending, detail = ("tls-error" if is_tls_error(exc) else "connect-error"), transport_error_text(exc)
+            self.ending, self.detail = ("tls-error" if is_tls_error(exc) else "connect-error"), \
+                transport_error_text(exc)
         except httpx.HTTPError as exc:
-            ending, detail = "disconnect", transport_error_text(exc)
-        if response is not None:
-            watch.bind(response)
-            timings["headers"] = clock() - start
-            status, reason = response.status_code, response.reason_phrase
-            http_version = response.http_version
-            response_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers.raw]
-            redirects = [{"status": r.status_code, "url": redact.url(str(r.headers.get("location", r.url)))}
-                         for r in response.history]
-            meta_head["status"] = status
-            progress(scenario.name, "headers", 0, 0)
-        linter = ExchangeLinter(meta_head, request=request, **config.engine)
-        if response is not None:
-            ending, detail = await _read_body(response, linter, sink, live, timings, start, limits,
-                                              lambda n, e: progress(scenario.name, "body", n, e))
-            if ending == "complete" and is_framed(response_headers) \
-                    and not announces_close(http_version, response_headers):
-                closed = await watch.closed_after_body()
-                if closed is not None:
-                    connection["closed_by_server"] = closed is not False
-                    connection["closed_after"] = None if closed is False else closed
-    except asyncio.CancelledError:
-        interrupted = True
-        ending, detail = "interrupted", "the probe was interrupted"
-    except BaseException:
-        sink.discard()
-        raise
-    finally:
-        if response is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.shield(response.aclose())
-    if linter is None:
-        linter = ExchangeLinter(meta_head, request=request, **config.engine)
-    timings["total"] = clock() - start
+            self.ending, self.detail = "disconnect", transport_error_text(exc)
+        if self.response is not None:
+            self._headers(self.response, watch)
+        return watch
 
-    if not interrupted and _not_replayed(status, response_headers, sink.memory):
-        sink.discard()
-        return None  # try the next replay name; after the last one the scenario is skipped
+    def _headers(self, response: httpx.Response, watch: CloseWatch) -> None:
+        watch.bind(response)
+        self.timer.headers(time.monotonic())
+        self.meta.status, self.meta.reason = response.status_code, response.reason_phrase
+        self.meta.http_version = response.http_version
+        self.meta.headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
+        self.meta.redirects = [{"status": r.status_code, "url": self.redact.url(str(r.headers.get("location", r.url)))}
+                               for r in response.history]
+        self.progress(self.scenario.name, "headers", 0, 0)
 
-    meta = build_meta(
-        scenario=scenario, url=redact.url(config.url), request=redact.value(request),
-        request_headers=redact.headers(headers, request=True), status=status, reason=reason,
-        http_version=http_version, headers=redact.headers(response_headers), redirects=redirects,
-        ending=ending, detail=redact.text(detail), size=sink.size, events=linter.events, timings=timings,
-        limits=limits, reference=reference, started_at=started_at, connection=connection,
-    )
-    meta = json.loads(json.dumps(meta))  # exactly what is saved, and what lint will read back
-    result = linter.close(meta)
-    probe_result = ProbeLintResult(**{f.name: getattr(result, f.name) for f in dataclasses.fields(LintResult)},
-                                   http=http_info(meta))
-    probe_result.findings = [redact.finding(f) for f in result.findings]
-    outcome = ScenarioResult(scenario=scenario, result=probe_result, meta=meta, body=sink.masked_memory(),
-                             complete_body=sink.complete_in_memory, live=[redact.finding(f) for f in live])
-    if config.save_dir is not None:
-        outcome.saved = sink.commit()
-        save_sidecars(config.save_dir, scenario, meta, outcome.body if outcome.complete_body else None)
-        probe_result.http["saved"] = str(outcome.saved)
-    progress(scenario.name, "done", sink.size, linter.events)
-    if interrupted:
-        if on_interrupt is not None:
-            on_interrupt(outcome)
-        raise asyncio.CancelledError
-    return outcome
+    async def _read(self, watch: CloseWatch) -> None:
+        """Read the body, then see whether the server closes the connection after it (HTP019)."""
+        assert self.response is not None and self.linter is not None
+        name = self.scenario.name
+        self.ending, self.detail = await read_body(
+            self.response, self.linter, self.sink, self.live, self.timer, self.limits,
+            lambda n, e: self.progress(name, "body", n, e))
+        headers = [(k, v) for k, v in self.meta.headers]
+        if self.ending == "complete" and is_framed(headers) and not announces_close(self.meta.http_version, headers):
+            closed = await watch.closed_after_body()
+            if closed is not None:
+                self.connection["closed_by_server"] = closed is not False
+                self.connection["closed_after"] = None if closed is False else closed
+
+    def _result(self, linter: ExchangeLinter) -> ScenarioResult:
+        """The meta as recorded (redacted), the verdict computed from it, and the saved files."""
+        redact, scenario = self.redact, self.scenario
+        if self.ending not in ENDINGS:
+            raise ValueError(f"unknown ending {self.ending!r}")
+        meta = self.meta
+        meta.scenario, meta.summary = scenario.name, scenario.summary
+        meta.url, meta.request = redact.url(self.config.url), redact.value(self.request)
+        meta.request_headers = redact.headers(self.headers, request=True)
+        meta.headers = redact.headers([(k, v) for k, v in meta.headers])
+        meta.replayed_as = header_of(meta.headers, SCENARIO_HEADER)
+        meta.ending = Ending(self.ending, redact.text(self.detail), self.sink.size)
+        meta.events, meta.timings, meta.reference = linter.events, self.timer.timings, self.reference
+        meta.connection = self.connection
+        recorded = recorded_meta(meta)
+        result = linter.close(recorded.to_json())
+        probe_result = ProbeLintResult.of(result, http_info(recorded))
+        probe_result.findings = [redact.finding(f) for f in result.findings]
+        outcome = ScenarioResult(scenario=scenario, result=probe_result, meta=recorded, body=self.sink.masked_memory(),
+                                 complete_body=self.sink.complete_in_memory,
+                                 live=[redact.finding(f) for f in self.live])
+        if self.config.save_dir is not None:
+            outcome.saved = self.sink.commit()
+            save_sidecars(self.config.save_dir, scenario.name, recorded,
+                          outcome.body if outcome.complete_body else None, pair=scenario.pair)
+            probe_result.http["saved"] = str(outcome.saved)
+        self.progress(scenario.name, "done", self.sink.size, linter.events)
+        return outcome
+
+
+def recorded_meta(meta: ExchangeMeta) -> ExchangeMeta:
+    """The meta exactly as saved and as lint will read it back (through JSON: rounded timings, lists)."""
+    recorded = ExchangeMeta.from_json(json.loads(json.dumps(meta.to_json())))
+    assert recorded is not None
+    return recorded
 
 
 def build_meta(
@@ -490,72 +377,40 @@ def build_meta(
     started_at: str | None = None,
     connection: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The record of one exchange, as saved in ``NAME.meta.json`` (format: ``checker.http_checks``).
-    Values must already be redacted."""
+    """The record of one exchange as saved in ``NAME.meta.json`` (checker.exchange_meta), from its parts; for
+    the tools that write captures by hand. Values must already be redacted."""
     if ending not in ENDINGS:
         raise ValueError(f"unknown ending {ending!r}")
-    return {
-        "meta_version": META_VERSION,
-        "sse_check": __version__,
-        "scenario": scenario.name,
-        "summary": scenario.summary,
-        "expect": scenario.expect,
-        "started_at": started_at,
-        "url": url,
-        "request": dict(request),
-        "request_headers": [list(pair) for pair in request_headers],
-        "status": status,
-        "reason": reason,
-        "http_version": http_version,
-        "headers": [list(pair) for pair in headers],
-        "redirects": [dict(r) for r in redirects],
-        "replayed_as": _header([(str(k), str(v)) for k, v in headers], SCENARIO_HEADER),
-        "ending": {"kind": ending, "detail": detail, "bytes": size},
-        "partial": not ENDINGS[ending],
-        "bytes": size,
-        "events": events,
-        "timings": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in timings.items()},
-        "limits": limits.as_dict(),
-        "reference": dict(reference) if reference is not None and scenario.expect == "nonstream" else None,
-        "connection": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in (connection or {}).items()},
-    }
+    pairs = [[str(k), str(v)] for k, v in headers]
+    return ExchangeMeta(
+        scenario=scenario.name, summary=scenario.summary, expect=scenario.expect, started_at=started_at, url=url,
+        request=dict(request), request_headers=[list(p) for p in request_headers], status=status, reason=reason,
+        http_version=http_version, headers=pairs, redirects=[dict(r) for r in redirects],
+        replayed_as=header_of(pairs, SCENARIO_HEADER), ending=Ending(ending, detail, size), events=events,
+        timings=dict(timings), limits=limits.as_dict(), reference=dict(reference) if reference is not None else None,
+        connection=dict(connection or {}),
+    ).to_json()
 
 
-async def _read_body(
+async def read_body(
     response: httpx.Response,
     linter: ExchangeLinter,
     sink: BodySink,
     live: list[Finding],
-    timings: dict[str, Any],
-    start: float,
+    timer: ExchangeTimer,
     limits: ProbeLimits,
     progress: Callable[[int, int], None],
 ) -> tuple[str, str]:
     """Read the body under the limits, teeing it into ``linter`` and ``sink``; (ending kind, detail)."""
     clock = time.monotonic
     chunks = cast(AsyncGenerator[bytes, None], response.aiter_raw())  # httpx's is an async generator
-    got_first = False
-    terminal_at: float | None = None
-    last_event_at: float | None = None
-    events_seen = 0
-    largest_gap = 0.0
-    tail = b""
     try:
         while True:
-            now = clock()
-            if got_first:
-                kind, wait = "idle-timeout", limits.idle_timeout
-            else:
-                kind, wait = "first-byte-timeout", limits.first_byte_timeout - (now - start)
-            if terminal_at is not None and terminal_at + limits.close_timeout - now < wait:
-                kind, wait = "kept-open", terminal_at + limits.close_timeout - now
-            if start + limits.total_timeout - now < wait:
-                kind, wait = "total-timeout", start + limits.total_timeout - now
+            kind, wait = _next_wait(timer, limits, clock())
             try:
                 chunk = await asyncio.wait_for(chunks.__anext__(), timeout=max(wait, 0.0))
             except StopAsyncIteration:
-                if terminal_at is not None:
-                    timings["closed_after_terminal"] = clock() - terminal_at
+                timer.body_ended(clock())
                 return "complete", ""
             except asyncio.TimeoutError:
                 return kind, ""
@@ -565,40 +420,40 @@ async def _read_body(
             if not chunk:
                 continue
             offset = sink.size
-            if not got_first:
-                got_first = True
-                timings["first_byte"] = now - start
+            timer.first_byte(now)
             sink.write(chunk)
             live.extend(linter.feed(chunk))
-            if "first_delta" not in timings and _DELTA.search(tail + chunk):
-                timings["first_delta"] = now - start
-            tail = (tail + chunk)[-16:]
-            events = linter.events
-            if events > events_seen:
-                if last_event_at is None:
-                    timings["first_event"] = now - start
-                elif now - last_event_at > largest_gap:
-                    largest_gap = now - last_event_at
-                    timings["largest_gap"] = largest_gap
-                    timings["largest_gap_at_byte"] = offset
-                last_event_at, events_seen = now, events
-            if terminal_at is None and linter.terminated:
-                terminal_at = now
-                timings["terminal"] = now - start
-            progress(sink.size, events)
+            timer.body(chunk, now, offset=offset, events=linter.events, terminated=linter.terminated)
+            progress(sink.size, linter.events)
             # Past a cap nothing more is checked (the engine says so: SSE027), so reading stops.
             if sink.size > limits.max_bytes:
                 return "byte-cap", f"more than {limits.max_bytes} bytes"
-            if events > limits.max_events:
+            if linter.events > limits.max_events:
                 return "event-cap", f"more than {limits.max_events} events"
     finally:
         with contextlib.suppress(Exception):
             await chunks.aclose()
 
 
-def _not_replayed(status: int | None, headers: Sequence[tuple[str, str]], body: bytes | bytearray) -> bool:
+def _next_wait(timer: ExchangeTimer, limits: ProbeLimits, now: float) -> tuple[str, float]:
+    """The ending if the next read times out, and how long it may wait: the first byte's timeout (from the
+    start), then the idle one, whichever of the close timeout (after the terminal event) and the total
+    timeout comes first."""
+    if "first_byte" in timer.timings:
+        kind, wait = "idle-timeout", limits.idle_timeout
+    else:
+        kind, wait = "first-byte-timeout", limits.first_byte_timeout - (now - timer.start)
+    terminal_at = timer.terminal_at
+    if terminal_at is not None and terminal_at + limits.close_timeout - now < wait:
+        kind, wait = "kept-open", terminal_at + limits.close_timeout - now
+    if timer.start + limits.total_timeout - now < wait:
+        kind, wait = "total-timeout", timer.start + limits.total_timeout - now
+    return kind, wait
+
+
+def _not_replayed(status: int | None, headers: Sequence[Sequence[str]], body: bytes | bytearray) -> bool:
     """A replay server's 404 for a scenario it has no capture of (not a replayed capture's own 404)."""
-    if status != 404 or _header(headers, SCENARIO_HEADER) is not None:
+    if status != 404 or header_of(list(headers), SCENARIO_HEADER) is not None:
         return False
     try:
         error = json.loads(bytes(body)).get("error")
@@ -607,188 +462,14 @@ def _not_replayed(status: int | None, headers: Sequence[tuple[str, str]], body: 
     return isinstance(error, dict) and error.get("code") == "scenario_not_found"
 
 
-def _header(pairs: Sequence[tuple[str, str]], name: str) -> str | None:
-    return next((v for k, v in pairs if k.lower() == name), None)
-
-
-def http_info(meta: Mapping[str, Any]) -> dict[str, Any]:
+def http_info(meta: ExchangeMeta) -> dict[str, Any]:
     """The per-scenario HTTP facts shown by the probe's reporters (a subset of the meta)."""
-    reference = meta.get("reference")
-    info = {
-        "scenario": meta.get("scenario"),
-        "expect": meta.get("expect"),
-        "url": meta.get("url"),
-        "status": meta.get("status"),
-        "content_type": next((v for k, v in meta.get("headers") or [] if k.lower() == "content-type"), None),
-        "replayed_as": meta.get("replayed_as"),
-        "ending": meta.get("ending"),
-        "partial": meta.get("partial"),
-        "bytes": meta.get("bytes"),
-        "events": meta.get("events"),
-        "timings": meta.get("timings"),
-    }
-    if meta.get("expect") == "nonstream":
+    recorded = meta.to_json()
+    info = {key: recorded[key] for key in ("scenario", "expect", "url", "status")}
+    info["content_type"] = meta.header("content-type")
+    info.update({key: recorded[key] for key in ("replayed_as", "ending", "partial", "bytes", "events", "timings")})
+    if meta.expect == "nonstream":
+        reference = meta.reference
         info["parity"] = (f"compared with {reference['scenario']}" if isinstance(reference, dict)
                           else "not checked (its streaming pair did not run or had no final output)")
     return info
-
-
-# --- saving ----------------------------------------------------------------------------------------------
-
-
-def save_sidecars(directory: Path, scenario: Scenario, meta: Mapping[str, Any], body: bytes | None) -> None:
-    """Write ``NAME.meta.json`` atomically (the body, ``NAME.sse``, is written by the :class:`BodySink`); a
-    complete non-streaming answer also as ``PAIR.nonstream.json``, so that ``sse-check serve DIR`` can replay
-    the saved set."""
-    write_atomic(directory / f"{scenario.name}.meta.json", meta_json(meta).encode("utf-8"))
-    if (scenario.expect == "nonstream" and scenario.pair and body is not None and meta.get("status") == 200
-            and not meta.get("partial")):
-        write_atomic(directory / f"{scenario.pair}.nonstream.json", body)
-
-
-_PAIR = re.compile(r'\[\s*("(?:[^"\\]|\\.)*"),\s*("(?:[^"\\]|\\.)*")\s*\]')
-
-
-def meta_json(meta: Mapping[str, Any]) -> str:
-    """The meta as saved: indented JSON, with each [name, value] header pair on one line."""
-    return _PAIR.sub(r"[\1, \2]", json.dumps(meta, indent=2, ensure_ascii=False)) + "\n"
-
-
-def _file_mode() -> int:
-    """The mode a plain ``open()`` would give a new file (mkstemp's 0600 would hide captures from others)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, _file_mode())
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-# --- a run -----------------------------------------------------------------------------------------------
-
-
-async def run_scenarios(
-    scenarios: Sequence[Scenario],
-    config: ProbeConfig,
-    *,
-    concurrency: int = 1,
-    progress: Progress = _no_progress,
-    stop_if_unreachable: bool = False,
-    on_result: Callable[[ScenarioResult], None] | None = None,
-    results: dict[str, ScenarioResult] | None = None,
-) -> list[ScenarioResult]:
-    """Probe the scenarios, ``concurrency`` at a time; a non-streaming scenario waits for its pair.
-    ``on_result`` gets each result as its scenario ends; ``results`` (by name) holds those finished so far,
-    also when the run is cancelled. Results in the order of ``scenarios``.
-
-    With ``stop_if_unreachable``, once a connection fails before any has succeeded, the scenarios not yet
-    sent are skipped (:data:`UNREACHABLE`): nothing listening is one fact, not one finding per scenario.
-    A server that answered once and then stops answering still gets its findings."""
-    limits = config.limits
-    timeout = httpx.Timeout(connect=limits.connect_timeout, read=None, write=limits.idle_timeout, pool=None)
-    pool = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    results = {} if results is None else results
-    finished = {s.name: asyncio.Event() for s in scenarios}
-    streaming = {s.name for s in scenarios if s.expect != "nonstream"}
-    gate = asyncio.Semaphore(concurrency)
-    reach = {"answered": False, "unreachable": False}
-
-    def keep(outcome: ScenarioResult) -> None:
-        results[outcome.scenario.name] = outcome
-        if on_result is not None:
-            on_result(outcome)
-
-    async with httpx.AsyncClient(timeout=timeout, verify=config.verify, follow_redirects=True, limits=pool,
-                                 max_redirects=5) as client:
-
-        async def one(scenario: Scenario) -> None:
-            try:
-                reference = None
-                if scenario.expect == "nonstream" and scenario.pair in streaming:
-                    await finished[scenario.pair].wait()
-                    paired = results.get(scenario.pair)  # type: ignore[arg-type]
-                    if (paired is not None and paired.result is not None and paired.result.terminal
-                            and paired.complete_body):
-                        reference = stream_reference(paired.body, paired.scenario.name)
-                async with gate:
-                    if stop_if_unreachable and reach["unreachable"] and not reach["answered"]:
-                        keep(ScenarioResult(scenario=scenario, skipped=UNREACHABLE))
-                        return
-                    outcome = await probe_scenario(client, scenario, config, reference=reference,
-                                                   progress=progress, on_interrupt=keep)
-                    if outcome.ending == "connect-error":  # a TLS error is a server answering: a finding
-                        reach["unreachable"] = True
-                    elif outcome.meta is not None:
-                        reach["answered"] = True
-                    keep(outcome)
-            finally:
-                finished[scenario.name].set()
-
-        await asyncio.gather(*(one(s) for s in scenarios))
-    return [results[s.name] for s in scenarios]
-
-
-class Interrupted(Exception):
-    """The run was stopped by a signal (SIGINT, SIGTERM); ``results`` are the scenarios that ended, the one
-    cut short among them (its ending ``interrupted``, its partial capture saved)."""
-
-    def __init__(self, signum: int, results: list[ScenarioResult]) -> None:
-        super().__init__(f"interrupted by signal {signum}")
-        self.signum = signum
-        self.results = results
-
-
-def run(
-    scenarios: Sequence[Scenario],
-    config: ProbeConfig,
-    *,
-    concurrency: int = 1,
-    progress: Progress = _no_progress,
-    stop_if_unreachable: bool = False,
-    on_result: Callable[[ScenarioResult], None] | None = None,
-) -> list[ScenarioResult]:
-    """The synchronous entry point: :func:`run_scenarios` in a fresh event loop. SIGINT and SIGTERM cancel
-    the run cleanly and raise :class:`Interrupted` with what finished."""
-    results: dict[str, ScenarioResult] = {}
-    caught: list[int] = []
-
-    async def main() -> list[ScenarioResult]:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        installed = []
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            def stop(signum: int = signum) -> None:
-                if not caught:
-                    caught.append(signum)
-                    if task is not None:
-                        task.cancel()
-            try:
-                loop.add_signal_handler(signum, stop)
-                installed.append(signum)
-            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
-                pass
-        try:
-            return await run_scenarios(scenarios, config, concurrency=concurrency, progress=progress,
-                                       stop_if_unreachable=stop_if_unreachable, on_result=on_result,
-                                       results=results)
-        finally:
-            for signum in installed:
-                loop.remove_signal_handler(signum)
-
-    try:
-        return asyncio.run(main())
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        if not caught and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
-            raise
-        done = [results[s.name] for s in scenarios if s.name in results]
-        raise Interrupted(caught[0] if caught else signal.SIGINT, done) from None

@@ -94,7 +94,7 @@ class JsonlLog:
     request's method and path, the status, the timings), one line each, flushed as it is written."""
 
     def __init__(self, path: str, options: ReportOptions) -> None:
-        from checker.live.proxy_command import ProxyJsonReporter
+        from checker.live.reports import ProxyJsonReporter
 
         try:
             self.stream: IO[str] = Path(path).open("a", encoding="utf-8")  # noqa: SIM115 - open for the run

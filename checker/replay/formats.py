@@ -1,19 +1,22 @@
-"""CI formats for ``sse-check replay``: JUnit (one testcase per case), Markdown, GitHub annotations.
+"""The reports of ``sse-check replay CASES.json``: text, JSON and the CI formats (JUnit, one testcase per case;
+Markdown; GitHub annotations), registered by name in :data:`checker.report.CASE_REPORTERS` beside lint's.
 
-An adapter beside the command's own text and JSON reports: the same
-:class:`CaseResult` records, written the way the lint reporters write theirs
-(``checker.report.junit``, ``markdown``, ``github``). No SARIF: a replay case
-is a JSON document with no source line to point at and no rule of the
-registry behind it.
+The :class:`CaseResult` records are written the way the lint reporters write theirs (``checker.report.junit``,
+``markdown``, ``github``). No SARIF: a replay case is a JSON document with no source line to point at and no
+rule of the registry behind it.
 """
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
-from typing import IO
+from typing import IO, Any
+
+from rich.table import Table
+from rich.text import Text
 
 from checker import __version__
+from checker.console import make_console
 from checker.replay.cases import CaseResult, Target
 from checker.report.github import escape_data, escape_property
 from checker.report.junit import xml_text
@@ -92,8 +95,133 @@ def render_github(results: list[CaseResult], target: Target, stream: IO[str]) ->
     stream.write(f"{len(results)} cases against {target.label}: {failed} failed\n")
 
 
-RENDERERS: dict[str, Callable[[list[CaseResult], Target, IO[str]], None]] = {
-    "junit": render_junit,
-    "markdown": render_markdown,
-    "github": render_github,
-}
+class _CaseReporter:
+    """A case reporter of the registry (checker.report.CaseReporter): the run's results, written at once."""
+
+    def __init__(self, stream: IO[str], *, color: str = "auto") -> None:
+        self.stream, self.color = stream, color
+
+
+class TextCaseReporter(_CaseReporter):
+    def write(self, results: list[CaseResult], target: Target, files: list[str]) -> None:
+        render_text(results, target, self.stream, color=self.color)
+
+
+class JsonCaseReporter(_CaseReporter):
+    def write(self, results: list[CaseResult], target: Target, files: list[str]) -> None:
+        json.dump(report_document(results, target, files), self.stream, indent=2, ensure_ascii=False)
+        self.stream.write("\n")
+
+
+class JunitCaseReporter(_CaseReporter):
+    def write(self, results: list[CaseResult], target: Target, files: list[str]) -> None:
+        render_junit(results, target, self.stream)
+
+
+class MarkdownCaseReporter(_CaseReporter):
+    def write(self, results: list[CaseResult], target: Target, files: list[str]) -> None:
+        render_markdown(results, target, self.stream)
+
+
+class GithubCaseReporter(_CaseReporter):
+    def write(self, results: list[CaseResult], target: Target, files: list[str]) -> None:
+        render_github(results, target, self.stream)
+
+
+# --- text and JSON ---------------------------------------------------------------------------------------------
+
+
+REPORT_VERSION = 1
+
+
+def summary(results: list[CaseResult]) -> dict[str, int]:
+    return {
+        "cases": len(results),
+        "passed": sum(r.status == "passed" for r in results),
+        "failed": sum(r.status == "failed" for r in results),
+        "skipped": sum(r.status == "skipped" for r in results),
+    }
+
+
+def case_dict(result: CaseResult) -> dict[str, Any]:
+    case = result.case
+    return {
+        "file": case.file,
+        "case": case.number,
+        "about": case.about,
+        "dialect": case.dialect,
+        "status": result.status,
+        "passed": None if result.status == "skipped" else result.passed,
+        "error": result.error,
+        "diff": [d.as_dict() for d in result.differences],
+        "unified_diff": result.unified or None,
+        "actual": result.actual if result.status == "failed" else None,
+    }
+
+
+def report_document(results: list[CaseResult], target: Target, files: list[str]) -> dict[str, Any]:
+    """The JSON report: one versioned document per run."""
+    return {
+        "version": REPORT_VERSION,
+        "tool": {"name": "sse-check", "version": __version__},  # the same shape in every command's report
+        "command": "replay",
+        "target": {"kind": target.kind, "label": target.label},
+        "files": files,
+        "cases": [case_dict(r) for r in results],
+        "summary": summary(results),
+    }
+
+
+DETAIL_INDENT = " " * 10  # under the "about" column
+VERDICT = {"passed": ("ok  ", "bold green"), "failed": ("FAIL", "bold red"), "skipped": ("skip", "dim")}
+
+
+def render_text(results: list[CaseResult], target: Target, stream: IO[str], *, color: str = "auto") -> None:
+    console = make_console(stream, color)
+    console.print(Text.assemble("replay against ", (target.label, "bold")))
+    current_file = None
+    for result in results:
+        case = result.case
+        if case.file != current_file:
+            current_file = case.file
+            console.print(Text(case.file, style="bold"))
+        word, style = VERDICT[result.status]
+        about = Text(case.about or "(no about)")
+        if result.status == "skipped":
+            about.append(f"  ({result.error}; the target speaks another dialect)", style="dim")
+        row = Table.grid(padding=(0, 1))
+        row.add_column(width=6)  # "  ok  " / "  FAIL"
+        row.add_column(width=2, justify="right")
+        row.add_column()
+        row.add_row(Text.assemble("  ", (word, style)), Text(str(case.number), style="dim"), about)
+        console.print(row)
+        if result.status != "failed":
+            continue
+        if result.error:
+            console.print(Text.assemble(DETAIL_INDENT, (result.error, "red")))
+        for difference in result.differences:
+            console.print(Text.assemble(DETAIL_INDENT, (difference.text, "yellow")))
+        if result.unified:
+            for diff_line in result.unified.splitlines():
+                console.print(Text(DETAIL_INDENT + diff_line, style=_diff_style(diff_line)))
+    counts = summary(results)
+    tail = Text(f"\n{counts['cases']} cases: ")
+    tail.append(f"{counts['passed']} passed", style="green" if counts["passed"] else "")
+    tail.append(", ")
+    tail.append(f"{counts['failed']} failed", style="bold red" if counts["failed"] else "")
+    if counts["skipped"]:
+        tail.append(f", {counts['skipped']} skipped", style="dim")
+    console.print(tail)
+
+
+def _diff_style(line: str) -> str:
+    if line.startswith(("---", "+++")):
+        return "bold"
+    if line.startswith("@@"):
+        return "cyan"
+    if line.startswith("-"):
+        return "red"
+    if line.startswith("+"):
+        return "green"
+    return "dim"
+

@@ -25,7 +25,7 @@ which is what lets ``sse-check serve captures/replay/llama.cpp`` answer them by 
 The measurement (:class:`Measurement`, also the JSON fixtures of ``captures/replay/live``) holds, per
 pair, turn 1's and turn 2's :class:`Counts`; :func:`analyse` turns it into rows (reuse against the
 boundaries *previous prompt*, *+ reasoning*, *+ whole output*) and RPL1xx findings. No I/O here: the
-requests are sent by ``checker.replay.live_command`` through the probe's HTTP client.
+requests are sent by ``checker.replay.live_run`` through the probe's HTTP client.
 """
 
 from __future__ import annotations

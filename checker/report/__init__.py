@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any, Protocol
 
 from checker.engine import LintResult
@@ -31,6 +31,16 @@ REPORTERS: dict[str, str] = {
 }
 # Third-party reporters register a "module:Class" under this entry point group.
 ENTRY_POINT_GROUP = "sse_check.reporters"
+# The same formats for the case runs of `sse-check replay` (checker.replay.cases.CaseResult records):
+# name -> "module:Class" of a CaseReporter. A plugin adds one under CASE_ENTRY_POINT_GROUP.
+CASE_REPORTERS: dict[str, str] = {
+    "text": "checker.replay.formats:TextCaseReporter",
+    "json": "checker.replay.formats:JsonCaseReporter",
+    "junit": "checker.replay.formats:JunitCaseReporter",
+    "markdown": "checker.replay.formats:MarkdownCaseReporter",
+    "github": "checker.replay.formats:GithubCaseReporter",
+}
+CASE_ENTRY_POINT_GROUP = "sse_check.case_reporters"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -82,37 +92,71 @@ class Reporter(Protocol):
     def finish(self, summary: Summary) -> None: ...
 
 
+class CaseReporter(Protocol):
+    """A report of a replay case run: ``write`` gets every case's result at once (a run is small)."""
+
+    def __init__(self, stream: IO[str], *, color: str = "auto") -> None: ...
+    def write(self, results: list[Any], target: Any, files: list[str]) -> None: ...
+
+
 def _entry_points() -> dict[str, Any]:
     """Reporters installed by other packages (entry point group ``sse_check.reporters``)."""
+    return _installed(ENTRY_POINT_GROUP)
+
+
+def _case_entry_points() -> dict[str, Any]:
+    """Replay case reporters installed by other packages (entry point group ``sse_check.case_reporters``)."""
+    return _installed(CASE_ENTRY_POINT_GROUP)
+
+
+def _installed(group: str) -> dict[str, Any]:
     from importlib.metadata import entry_points
 
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return {ep.name: ep for ep in entry_points(group=group)}
 
 
-def reporter_names() -> list[str]:
-    """Every format name: the built-in ones and those of installed plugins."""
+def reporter_names(*, cases: bool = False) -> list[str]:
+    """Every format name: the built-in ones and those of installed plugins (``cases``: of replay case runs)."""
+    if cases:  # the built-in ones in the registry's order (as the docs list them), then the plugins
+        return [*CASE_REPORTERS, *sorted(set(_case_entry_points()) - set(CASE_REPORTERS))]
     return sorted(set(REPORTERS) | set(_entry_points()))
 
 
 class FormatNames:
     """``--format``'s choices for argparse: a built-in name is accepted without reading the installed packages'
     metadata (which costs more than the rest of a small lint's start-up); plugins are looked up on a miss,
-    and listed when argparse shows the choices."""
+    and listed when argparse shows the choices. ``cases``: the formats of replay case runs."""
+
+    def __init__(self, *, cases: bool = False) -> None:
+        self.cases = cases
 
     def __contains__(self, name: object) -> bool:
+        if self.cases:
+            return name in CASE_REPORTERS or name in _case_entry_points()
         return name in REPORTERS or name in _entry_points()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(reporter_names())
+        return iter(reporter_names(cases=self.cases))
 
 
 def get_reporter(name: str) -> type[Reporter]:
-    target = REPORTERS.get(name)
+    return _load(name, REPORTERS, _entry_points, reporter_names)  # type: ignore[no-any-return]
+
+
+def get_case_reporter(name: str) -> type[CaseReporter]:
+    """The reporter of format ``name`` for a replay case run (``sse-check replay CASES.json``)."""
+    return _load(name, CASE_REPORTERS, _case_entry_points,  # type: ignore[no-any-return]
+                 lambda: reporter_names(cases=True))
+
+
+def _load(name: str, table: dict[str, str], plugins: Callable[[], dict[str, Any]],
+          names: Callable[[], list[str]]) -> Any:
+    target = table.get(name)
     if target is None:
         # Built-ins first; a plugin's entry point only adds names, never shadows one.
-        plugin = _entry_points().get(name)
+        plugin = plugins().get(name)
         if plugin is None:
-            raise ValueError(f"unknown format {name!r} (choose from {', '.join(reporter_names())})")
-        return plugin.load()  # type: ignore[no-any-return]
+            raise ValueError(f"unknown format {name!r} (choose from {', '.join(names())})")
+        return plugin.load()
     module_name, _, attr = target.partition(":")
     return getattr(importlib.import_module(module_name), attr)

@@ -22,7 +22,9 @@ import jsonschema
 import pytest
 
 from checker.http_checks import ExchangeLinter, _at_event_boundary, parity_findings
-from checker.live.probe import BodySink, Redactor, endpoint
+from checker.live.probe import endpoint
+from checker.live.redact import Redactor
+from checker.live.saving import BodySink
 from checker.live.scenarios import BUILTIN, load_scenario_files, pick, suite
 from checker.cli import main
 from checker.errors import UsageError
@@ -436,7 +438,7 @@ def test_the_docs_name_every_scenario_rule_flag_and_ending() -> None:
     import argparse
 
     from checker.http_checks import ENDINGS
-    from checker.live import probe_command
+    from checker.commands import probe as probe_command
     from checker.rules import RULES
 
     doc = (ROOT / "docs" / "probe.md").read_text()

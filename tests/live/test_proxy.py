@@ -334,12 +334,13 @@ def _through_app(app: Any, name: str) -> httpx.Response:
 
 def test_a_checker_error_is_reported_and_the_bytes_still_pass(llama_server: ServerProcess,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from checker.http_checks import ExchangeLinter
     from checker.live import proxy as proxy_module
 
     def broken(self: Any, chunk: bytes) -> list[Any]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(proxy_module.ExchangeLinter, "feed", broken)
+    monkeypatch.setattr(ExchangeLinter, "feed", broken)
     app = proxy_module.Proxy(proxy_module.ProxyConfig(upstream=llama_server.url))
     response = _through_app(app, "reasoning_text")
     assert response.content == SSE["reasoning_text"]

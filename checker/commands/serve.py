@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from checker.errors import UsageError
@@ -99,12 +100,25 @@ def _port(text: str) -> int:
     return value
 
 
-def faults_from_args(args: argparse.Namespace) -> Faults:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServeOptions:
+    captures: tuple[str, ...]
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    default: str | None = None
+    log: bool = False
+    faults: Faults = field(default_factory=Faults)  # for every response (X-SSE-Check-Fault adds per request)
+
+
+def options(args: argparse.Namespace) -> ServeOptions:
+    """The parser's result as serve's typed options."""
     given = {spec.field: getattr(args, _dest(spec)) for spec in FAULTS}
-    return Faults(**{name: value for name, value in given.items() if value is not None})
+    faults = Faults(**{name: value for name, value in given.items() if value is not None})
+    return ServeOptions(captures=tuple(args.captures), host=args.host, port=args.port, default=args.default,
+                        log=args.log, faults=faults)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(opts: ServeOptions) -> int:
     try:
         import uvicorn  # noqa: F401 - the optional extra
         from checker.live.serve import Catalogue, Replayer
@@ -112,17 +126,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"serve needs the optional dependencies ({exc.name} is missing): install sse-check "
                          "with its serve extra (pip install '.[serve]' in a checkout)") from None
 
-    catalogue = Catalogue.from_paths(args.captures)
-    replayer = Replayer(catalogue, faults=faults_from_args(args), default=args.default)
-    sock = bind_socket(args.host, args.port)
+    catalogue = Catalogue.from_paths(list(opts.captures))
+    replayer = Replayer(catalogue, faults=opts.faults, default=opts.default)
+    sock = bind_socket(opts.host, opts.port)
     host, port = sock.getsockname()[:2]
     if not is_loopback(host):
         print(f"sse-check: warning: listening on {host}, not a loopback address: anyone who can reach "
               "this machine can read the captures", file=sys.stderr)
     url_host = f"[{host}]" if ":" in host else host
     announce = f"serving {len(catalogue)} captures on http://{url_host}:{port}"
-    configure_logging("sse-check serve", verbose=args.log)
-    server = make_server(replayer.app, announce=announce, access_log=args.log, on_shutdown=replayer.close)
+    configure_logging("sse-check serve", verbose=opts.log)
+    server = make_server(replayer.app, announce=announce, access_log=opts.log, on_shutdown=replayer.close)
     try:
         server.run(sockets=[sock])
     finally:

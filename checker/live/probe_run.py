@@ -1,0 +1,144 @@
+"""A probe run: many scenarios, ``concurrency`` at a time, each one :func:`checker.live.probe.probe_scenario`.
+
+A non-streaming scenario waits for its streaming pair (its final output is the parity reference); a server
+that cannot be reached at all ends the run early (:data:`UNREACHABLE`); SIGINT and SIGTERM end it cleanly
+(:class:`Interrupted`, with what finished).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+
+from checker.http_checks import stream_reference
+from checker.live.probe import Progress, ProbeConfig, ScenarioResult, no_progress, probe_scenario
+from checker.live.scenarios import Scenario
+
+# The skip reason of the scenarios not sent once the server proved unreachable (run(stop_if_unreachable=True)).
+UNREACHABLE = "not sent: the server could not be reached"
+
+
+async def run_scenarios(
+    scenarios: Sequence[Scenario],
+    config: ProbeConfig,
+    *,
+    concurrency: int = 1,
+    progress: Progress = no_progress,
+    stop_if_unreachable: bool = False,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+    results: dict[str, ScenarioResult] | None = None,
+) -> list[ScenarioResult]:
+    """Probe the scenarios, ``concurrency`` at a time; a non-streaming scenario waits for its pair.
+    ``on_result`` gets each result as its scenario ends; ``results`` (by name) holds those finished so far,
+    also when the run is cancelled. Results in the order of ``scenarios``.
+
+    With ``stop_if_unreachable``, once a connection fails before any has succeeded, the scenarios not yet
+    sent are skipped (:data:`UNREACHABLE`): nothing listening is one fact, not one finding per scenario.
+    A server that answered once and then stops answering still gets its findings."""
+    limits = config.limits
+    timeout = httpx.Timeout(connect=limits.connect_timeout, read=None, write=limits.idle_timeout, pool=None)
+    pool = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    results = {} if results is None else results
+    finished = {s.name: asyncio.Event() for s in scenarios}
+    streaming = {s.name for s in scenarios if s.expect != "nonstream"}
+    gate = asyncio.Semaphore(concurrency)
+    reach = {"answered": False, "unreachable": False}
+
+    def keep(outcome: ScenarioResult) -> None:
+        results[outcome.scenario.name] = outcome
+        if on_result is not None:
+            on_result(outcome)
+
+    async with httpx.AsyncClient(timeout=timeout, verify=config.verify, follow_redirects=True, limits=pool,
+                                 max_redirects=5) as client:
+
+        async def one(scenario: Scenario) -> None:
+            try:
+                reference = None
+                if scenario.pair is not None and scenario.expect == "nonstream" and scenario.pair in streaming:
+                    await finished[scenario.pair].wait()
+                    reference = _reference(results.get(scenario.pair))
+                async with gate:
+                    if stop_if_unreachable and reach["unreachable"] and not reach["answered"]:
+                        keep(ScenarioResult(scenario=scenario, skipped=UNREACHABLE))
+                        return
+                    outcome = await probe_scenario(client, scenario, config, reference=reference,
+                                                   progress=progress, on_interrupt=keep)
+                    if outcome.ending == "connect-error":  # a TLS error is a server answering: a finding
+                        reach["unreachable"] = True
+                    elif outcome.meta is not None:
+                        reach["answered"] = True
+                    keep(outcome)
+            finally:
+                finished[scenario.name].set()
+
+        await asyncio.gather(*(one(s) for s in scenarios))
+    return [results[s.name] for s in scenarios]
+
+
+def _reference(paired: ScenarioResult | None) -> dict[str, Any] | None:
+    """The parity reference of a non-streaming scenario: its streaming pair's final output, if it has one."""
+    if paired is None or paired.result is None or not paired.result.terminal or not paired.complete_body:
+        return None
+    return stream_reference(paired.body, paired.scenario.name)
+
+
+class Interrupted(Exception):
+    """The run was stopped by a signal (SIGINT, SIGTERM); ``results`` are the scenarios that ended, the one
+    cut short among them (its ending ``interrupted``, its partial capture saved)."""
+
+    def __init__(self, signum: int, results: list[ScenarioResult]) -> None:
+        super().__init__(f"interrupted by signal {signum}")
+        self.signum = signum
+        self.results = results
+
+
+def run(
+    scenarios: Sequence[Scenario],
+    config: ProbeConfig,
+    *,
+    concurrency: int = 1,
+    progress: Progress = no_progress,
+    stop_if_unreachable: bool = False,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+) -> list[ScenarioResult]:
+    """The synchronous entry point: :func:`run_scenarios` in a fresh event loop. SIGINT and SIGTERM cancel
+    the run cleanly and raise :class:`Interrupted` with what finished."""
+    results: dict[str, ScenarioResult] = {}
+    caught: list[int] = []
+
+    async def main() -> list[ScenarioResult]:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        installed = []
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            def stop(signum: int = signum) -> None:
+                if not caught:
+                    caught.append(signum)
+                    if task is not None:
+                        task.cancel()
+            try:
+                loop.add_signal_handler(signum, stop)
+                installed.append(signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+                pass
+        try:
+            return await run_scenarios(scenarios, config, concurrency=concurrency, progress=progress,
+                                       stop_if_unreachable=stop_if_unreachable, on_result=on_result,
+                                       results=results)
+        finally:
+            for signum in installed:
+                loop.remove_signal_handler(signum)
+
+    try:
+        return asyncio.run(main())
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if not caught and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            raise
+        done = [results[s.name] for s in scenarios if s.name in results]
+        raise Interrupted(caught[0] if caught else signal.SIGINT, done) from None

@@ -1,0 +1,269 @@
+"""The reports of ``sse-check probe`` and ``sse-check proxy``: lint's text and JSON reporters with the HTTP
+facts of each exchange (and, for the proxy, its conversation and the prompt-cache table), and the proxy's
+live line per answer. The other formats are lint's own (checker.report.get_reporter).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from checker.engine import LintResult
+from checker.findings import Finding, Severity
+from checker.report import Reporter, Summary, get_reporter
+from checker.report.json_report import JsonReporter
+from checker.report.text import SEVERITY_STYLE, TextReporter, exchange_facts, verdict_text
+
+def _time(value: Any) -> str:
+    if not isinstance(value, (int, float)):
+        return "–"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def http_line(info: dict[str, Any]) -> Text:
+    """The HTTP facts under a scenario's header: status and size, timings, and where it came from."""
+    timings = info.get("timings") or {}
+    ending = info.get("ending") or {}
+    status = info.get("status")
+    head = f"HTTP {status}" if status is not None else "no response"
+    if info.get("content_type"):
+        head += f" {info['content_type']}"
+    end = f"ended: {ending.get('kind', '?')}"
+    if "closed_after_terminal" in timings:
+        end += f", {_time(timings['closed_after_terminal'])} after the terminal event"
+    if info.get("partial"):
+        end += " (partial)"
+    lines = [" · ".join([head, f"{info.get('bytes', 0)} bytes, {info.get('events', 0)} events", end])]
+    times = []
+    if status is not None:
+        times.append(f"TTFB {_time(timings.get('first_byte'))} (headers {_time(timings.get('headers'))})")
+    if info.get("expect") != "nonstream" and "first_event" in timings:
+        times.append(f"first delta {_time(timings.get('first_delta'))}")
+        times.append(f"largest gap {_time(timings.get('largest_gap'))}")
+    times.append(f"total {_time(timings.get('total'))}")
+    lines.append(" · ".join(times))
+    extra = []
+    if info.get("replayed_as") and info.get("replayed_as") != info.get("scenario"):
+        extra.append(f"replayed from capture {info['replayed_as']}")
+    if info.get("parity"):
+        extra.append(f"parity: {info['parity']}")
+    if info.get("saved"):
+        extra.append(f"saved: {info['saved']}")
+    if extra:
+        lines.append(" · ".join(extra))
+    return Text("\n".join("  " + line for line in lines), style="dim")
+
+
+class ProbeTextReporter(TextReporter):
+    """lint's text report, one line per scenario as it ends (with its HTTP facts), and a table of the
+    exchanges at the end. A failing scenario also gets its timings under the line."""
+
+    noun = "scenario"
+    keep_rows = True  # the exchanges table at the end lists every scenario
+
+    def facts(self, name: str, result: LintResult) -> str:
+        return exchange_facts(getattr(result, "http", None) or {}, result, failed=self.failed(result))
+
+    def details(self, name: str, result: LintResult) -> None:
+        info = getattr(result, "http", None)
+        if info and (self.failed(result) or info.get("partial")):
+            self.console.print(http_line(info))
+
+    def finish(self, summary: Summary) -> None:
+        c = self.console
+        skipped = self.options.extra.get("skipped") or []
+        if not self.options.quiet:
+            if self.deviations:
+                self.print_deviations()
+            if self.totals and len(self.rows) > 1:
+                self.print_totals()
+            if len(self.rows) + len(skipped) > 1:
+                c.print()
+                c.print(self.exchanges_table(skipped))
+        for entry in skipped:
+            c.print(Text(f"skipped {entry['scenario']}: {entry['reason']}", style="yellow"))
+        for error in summary.io_errors:
+            c.print(Text(f"error: {error}", style="bold red"))
+        if self.options.extra.get("interrupted"):
+            c.print(Text(self.options.extra["interrupted"], style="bold yellow"))
+        target = self.options.extra.get("target") or {}
+        c.print(f"probed {target.get('url', '?')} (model {target.get('model', '?')}, profile {self.options.profile})")
+        self.print_summary(summary)
+
+    def summary_extra(self) -> str:
+        skipped = self.options.extra.get("skipped") or []
+        return f"; {len(skipped)} skipped" if skipped else ""
+
+    def exchanges_table(self, skipped: list[dict[str, Any]]) -> Table:
+        """One row per scenario: verdict, status, timings, findings. Fits 80 columns with the built-in
+        scenario names, which are never cut; the ending gets a column only when one did not complete."""
+        endings = [str(((getattr(r, "http", {}) or {}).get("ending") or {}).get("kind", "–")) for _, r in self.rows]
+        show_ending = any(e != "complete" for e in endings)
+        table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
+        table.add_column("scenario", no_wrap=True)
+        table.add_column("verdict", no_wrap=True)
+        table.add_column("HTTP", no_wrap=True)
+        if show_ending:
+            table.add_column("ended", overflow="fold")
+        for column in ("TTFB", "delta", "gap", "total"):
+            table.add_column(column, no_wrap=True, justify="right")
+        table.add_column("e/w/i", justify="right", no_wrap=True)
+        for (name, result), ending in zip(self.rows, endings):
+            info = getattr(result, "http", {}) or {}
+            timings = info.get("timings") or {}
+            status = info.get("status")
+            row: list[Any] = [name, verdict_text(self.failed(result)), str(status if status is not None else "–")]
+            if show_ending:
+                row.append(ending)
+            row += [_time(timings.get("first_byte")), _time(timings.get("first_delta")),
+                    _time(timings.get("largest_gap")), _time(timings.get("total")),
+                    f"{result.count(Severity.ERROR)}/{result.count(Severity.WARNING)}/{result.count(Severity.INFO)}"]
+            table.add_row(*row)
+        for entry in skipped:
+            table.add_row(entry["scenario"], Text("skip", style="yellow"), *["–"] * (6 + show_ending), "")
+        return table
+
+
+class ProbeJsonReporter(JsonReporter):
+    """lint's JSON document; each file entry (a scenario) adds ``http``, the document ``target`` and ``skipped``."""
+
+    def entry(self, name: str, result: LintResult) -> dict[str, Any]:
+        entry = super().entry(name, result)
+        info = getattr(result, "http", None)
+        if info is not None:
+            entry["http"] = info
+        return entry
+
+
+# --- the proxy -------------------------------------------------------------------------------------------
+
+
+def _worst(findings: list[Finding]) -> Finding | None:
+    worst = None
+    for finding in findings:
+        if worst is None or finding.severity > worst.severity:
+            worst = finding
+    return worst
+
+
+def live_line(record: Any, fail_on: Severity) -> Text:
+    """One line per answer: number, request, status, events, conversation, cache, verdict, worst finding."""
+    status = record.status if record.status is not None else "–"
+    line = Text(f"{record.number:03d} {record.method} {record.path} {status}", style="bold")
+    result = record.result
+    if result is None:
+        line.append(f" · {record.note or 'not checked'}", style="yellow")
+        return line
+    info = result.proxy
+    parts = [f"{result.events} events" if record.streamed else "not streamed"]
+    if info.get("conversation"):
+        parts.append(f"{info['conversation']}#{info['step']}")
+    usage = info.get("usage") or {}
+    if usage.get("cached") is not None:
+        parts.append(f"cached {usage['cached']}/{usage.get('prompt') if usage.get('prompt') is not None else '?'}")
+    ending = (result.http.get("ending") or {}).get("kind")
+    if ending and ending != "complete":
+        parts.append(f"ended: {ending}")
+    line.append(" · " + " · ".join(parts) + " · ")
+    failed = any(f.severity >= fail_on for f in result.findings)
+    line.append("FAIL" if failed else "ok", style="bold red" if failed else "bold green")
+    worst = _worst(result.findings)
+    if worst is not None:
+        more = len(result.findings) - 1
+        line.append(f" · {worst.code} ", style=SEVERITY_STYLE[worst.severity])
+        line.append(worst.message)
+        if more:
+            line.append(f" (+{more} more)", style="dim")
+    return line
+
+
+def _tokens(value: Any) -> str:
+    return str(value) if value is not None else "–"
+
+
+class ProxyTextReporter(ProbeTextReporter):
+    """Each answer as lint shows a capture (with its HTTP line), then the answers and cache tables."""
+
+    noun = "answer"
+
+    def finish(self, summary: Summary) -> None:
+        c = self.console
+        extra = self.options.extra
+        # The findings set aside under each answer: the documented deviations grouped, then totals per rule.
+        if self.deviations:
+            self.print_deviations()
+        if self.totals and len(self.rows) > 1:
+            self.print_totals()
+        if self.deviations or (self.totals and len(self.rows) > 1):
+            c.print()
+        if self.rows:
+            table = Table(title="answers", box=None, pad_edge=False)
+            for column in ("answer", "status", "conversation", "verdict", "ended", "error/warning/info", "worst"):
+                table.add_column(column, no_wrap=True)
+            for name, result in self.rows:
+                info = getattr(result, "proxy", {}) or {}
+                http = getattr(result, "http", {}) or {}
+                failed = any(f.severity >= self.options.fail_on for f in result.findings)
+                worst = _worst(result.findings)
+                table.add_row(
+                    name, _tokens(http.get("status")),
+                    f"{info['conversation']}#{info['step']}" if info.get("conversation") else "–",
+                    Text("FAIL", style="bold red") if failed else Text("ok", style="green"),
+                    str((http.get("ending") or {}).get("kind", "–")),
+                    f"{result.count(Severity.ERROR)}/{result.count(Severity.WARNING)}/{result.count(Severity.INFO)}",
+                    worst.code if worst else "",
+                )
+            c.print(table)
+        cache = extra.get("cache") or []
+        if cache:
+            table = Table(title="prompt cache (cached tokens vs. the previous prompt)", box=None, pad_edge=False)
+            for column in ("answer", "conversation", "prompt", "cached", "previous prompt", "reuse", "from"):
+                table.add_column(column, no_wrap=True, justify="right" if column in (
+                    "prompt", "cached", "previous prompt", "reuse") else "left")
+            for row in cache:
+                reuse = row.get("reuse")
+                table.add_row(f"{row['number']:03d}", f"{row['conversation']}#{row['step']}",
+                              _tokens(row.get("prompt_tokens")), _tokens(row.get("cached_tokens")),
+                              _tokens(row.get("previous_prompt_tokens")),
+                              f"{reuse * 100:.0f}%" if reuse is not None else "–", row.get("source", ""))
+            c.print(table)
+        for entry in extra.get("unchecked") or []:
+            c.print(Text(f"not checked {entry['name']}: {entry['note']}", style="yellow"))
+        if extra.get("answers_not_shown"):
+            c.print(Text(f"{extra['answers_not_shown']} earlier answer(s) not shown (--keep-answers); "
+                         "the totals count them", style="dim"))
+        if extra.get("skipped_queue_full"):
+            c.print(Text(f"{extra['skipped_queue_full']} answer(s) forwarded unchecked: the checker's queue was "
+                         "full (--check-queue)", style="yellow"))
+        talks = extra.get("conversations") or []
+        c.print(f"proxied {extra.get('upstream', '?')}: {summary.files} answer(s) checked in {len(talks)} "
+                f"conversation(s), {extra.get('passed_through', 0)} other request(s) passed through")
+        c.print(f"{summary.failed_files} failed at --fail-on {self.options.fail_on}; {summary.errors} error(s), "
+                f"{summary.warnings} warning(s), {summary.infos} info")
+
+
+class ProxyJsonReporter(ProbeJsonReporter):
+    """lint's JSON document; each answer adds ``http`` and ``proxy`` (its request, conversation, usage)."""
+
+    def entry(self, name: str, result: Any) -> dict[str, Any]:
+        entry = super().entry(name, result)
+        info = getattr(result, "proxy", None)
+        if info is not None:
+            entry["proxy"] = info
+        return entry
+
+
+# The text and JSON reports of these commands; any other format is lint's.
+_OWN: dict[tuple[str, str], type[Reporter]] = {
+    ("probe", "text"): ProbeTextReporter,
+    ("probe", "json"): ProbeJsonReporter,
+    ("proxy", "text"): ProxyTextReporter,
+    ("proxy", "json"): ProxyJsonReporter,
+}
+
+
+def reporter_for(command: str, name: str) -> type[Reporter]:
+    """The reporter class of format ``name`` for ``command`` ("probe" or "proxy")."""
+    return _OWN.get((command, name)) or get_reporter(name)

@@ -1,0 +1,223 @@
+"""The live replay, I/O part: ``sse-check replay --live URL`` and ``sse-check probe URL --replay``.
+
+Sends the pairs of :mod:`checker.replay.live` (turn 1, then one turn 2, six times) one after the other
+through the probe (:func:`checker.live.probe.probe_scenario`: the same HTTP client settings, timeouts,
+redaction, engine verdict and ``--save`` files as ``sse-check probe``), reads each answer's usage, and
+judges the measurement (:func:`judge`: the RPL1xx findings, profile applied). The report is
+:mod:`checker.replay.live_report`; the command, :mod:`checker.commands.replay`.
+
+The probe marks every request with ``X-SSE-Check-Scenario``; the live replay removes that header (an
+httpx request hook), so that a replay server (``sse-check serve captures/replay/llama.cpp``) picks its
+answers by the request body, which is what shows that the turn-2 bodies are built deterministically.
+With ``--save DIR`` the exchanges are saved as ``replay-FAMILY-VARIANT[-turn1].sse`` + ``.meta.json``;
+``sse-check serve DIR`` replays them (by body) and ``sse-check lint DIR`` gives the same stream verdicts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from checker.errors import UsageError
+from checker.findings import Finding, Severity
+from checker.live.outcome import OutcomeCollector
+from checker.live.probe import SCENARIO_HEADER, ProbeConfig, ScenarioResult, probe_scenario
+from checker.live.scenarios import Scenario
+from checker.live.settle import settle
+from checker.profiles import OPENAI
+from checker.replay import live
+from checker.replay.live import Counts, Measurement, Pair
+
+# A control (dropped, altered) that is rejected is an RPL106 info, not the HTTP family's status error.
+# What the HTTP checks call a refused request (failed, invalid, a feature unsupported): RPL106 says it better.
+_REFUSED = frozenset({"HTP001", "HTP021", "HTP022"})
+
+OnRequest = Callable[[str], None]
+
+
+@dataclass(slots=True, kw_only=True)
+class Exchange:
+    """One request of the run and its verdict (the engine's and the HTTP checks', profile applied)."""
+
+    name: str
+    family: str
+    variant: str
+    turn: int
+    outcome: ScenarioResult
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def http(self) -> dict[str, Any]:
+        result = self.outcome.result
+        return dict(getattr(result, "http", {}) or {}) if result is not None else {}
+
+
+@dataclass(slots=True, kw_only=True)
+class LiveRun:
+    url: str  # redacted
+    model: str
+    dialect: str
+    measurement: Measurement
+    exchanges: list[Exchange]
+    aborted: str | None = None  # why nothing could be measured at all (exit 2)
+
+
+def chat_endpoint(responses_url: str) -> str:
+    """``…/v1/chat/completions`` for a ``…/v1/responses`` endpoint (see :func:`checker.live.probe.endpoint`)."""
+    base = responses_url.split("?", 1)[0]
+    return base.removesuffix("/responses") + "/chat/completions"
+
+
+async def _select_by_body(request: httpx.Request) -> None:
+    """Requests go without the probe's scenario header: a replay server picks its answer by the body."""
+    if SCENARIO_HEADER in request.headers:
+        del request.headers[SCENARIO_HEADER]
+
+
+def _turn1_facts(dialect: str, outcome: ScenarioResult) -> tuple[Counts, dict[str, Any] | None, str | None]:
+    """(turn 1's counts, its output for turn 2, why turn 2 cannot be built from it)."""
+    if outcome.skipped or outcome.meta is None:
+        return Counts(skipped=outcome.skipped), None, "the server has no answer to turn 1 (a replay server " \
+                                                      "without a capture of this request)"
+    meta = outcome.meta
+    status = meta.status
+    ending = meta.ending.kind
+    if status is None:
+        detail = meta.ending.detail or ending
+        return Counts(error=detail), None, f"turn 1 got no answer ({ending}: {detail})"
+    if not 200 <= status < 300:
+        message = live.error_message(outcome.body)
+        return Counts(status=status, error=message), None, f"turn 1 failed: HTTP {status}" + (
+            f" ({message})" if message else "")
+    api = "chat" if dialect == "openai-chat" else "responses"
+    collector = OutcomeCollector(api)  # type: ignore[arg-type]
+    collector.feed(outcome.body)
+    answer = collector.close()
+    turn1 = live.turn1_output(dialect, answer.output, answer.reasoning_field)
+    counts = live.counts_from_stream(dialect, status, outcome.body, turn1)
+    if ending not in ("complete", "kept-open"):
+        return dataclasses.replace(counts, error=f"ended early: {ending}"), None, f"turn 1 ended early ({ending})"
+    if not live.has_reasoning(dialect, turn1):
+        what = "reasoning item" if dialect == "responses" else "reasoning_content or reasoning field"
+        return counts, None, (f"turn 1 produced no reasoning (no {what} in its answer: the model did not "
+                              "reason, or the server does not return its reasoning)")
+    return counts, turn1, None
+
+
+def _turn2_counts(dialect: str, outcome: ScenarioResult) -> Counts:
+    if outcome.skipped or outcome.meta is None:
+        return Counts(skipped="the replay server has no capture of this request")
+    meta = outcome.meta
+    status = meta.status
+    ending = meta.ending.kind
+    if status is None:
+        return Counts(error=f"{ending}: {meta.ending.detail or 'no answer'}")
+    if not 200 <= status < 300:
+        return Counts(status=status, error=live.error_message(outcome.body))
+    counts = live.counts_from_stream(dialect, status, outcome.body)
+    if ending not in ("complete", "kept-open"):
+        counts = dataclasses.replace(counts, error=f"ended early: {ending}")
+    return counts
+
+
+def _verdict(exchange: Exchange) -> list[Finding]:
+    result = exchange.outcome.result
+    if result is None:
+        return []
+    findings = list(result.findings)
+    status = exchange.http.get("status")
+    if exchange.turn == 2 and exchange.variant != "exact" and isinstance(status, int) and status >= 400:
+        findings = [f for f in findings if f.code not in _REFUSED]  # RPL106 says it
+    return findings
+
+
+async def run_pairs(config: ProbeConfig, dialect: str, *, on_request: OnRequest | None = None) -> LiveRun:
+    """Send the six pairs, one request at a time; the measurement and every exchange."""
+    if dialect not in live.LIVE_DIALECTS:
+        raise UsageError(f"the live replay speaks {' and '.join(live.LIVE_DIALECTS)}, not {dialect}")
+    engine = dict(config.engine)
+    url = config.url
+    if dialect == "openai-chat":
+        url = chat_endpoint(config.url)
+        # A chat stream is not a Responses stream: only the HTTP exchange around it is judged.
+        engine["ignore"] = [*(engine.get("ignore") or ()), "SCH010"]
+    config = dataclasses.replace(config, url=url, engine=engine)
+    limits = config.limits
+    timeout = httpx.Timeout(connect=limits.connect_timeout, read=None, write=limits.idle_timeout, pool=None)
+    exchanges: list[Exchange] = []
+    pairs: list[Pair] = []
+    unmeasured = aborted = None
+    async with httpx.AsyncClient(timeout=timeout, verify=config.verify, follow_redirects=True, max_redirects=5,
+                                 event_hooks={"request": [_select_by_body]}) as client:
+
+        async def send(name: str, family: str, variant: str, turn: int, body: Mapping[str, Any]) -> Exchange:
+            if on_request is not None:
+                on_request(name)
+            scenario = Scenario(name=name, summary=f"live replay: {family}, {live.VARIANT_ABOUT[variant]}, "
+                                                   f"turn {turn}", body=body, replay=(name,))
+            outcome = await probe_scenario(client, scenario, config)
+            exchange = Exchange(name=name, family=family, variant=variant, turn=turn, outcome=outcome)
+            exchange.findings = _verdict(exchange)
+            if outcome.result is not None:
+                exchanges.append(exchange)
+            return exchange
+
+        for family, variant in live.PAIRS:
+            name = f"replay-{family}-{variant}"
+            first = await send(f"{name}-turn1", family, variant, 1, live.turn1_body(dialect))
+            counts1, turn1, why = _turn1_facts(dialect, first.outcome)
+            if why is not None:
+                if not pairs:  # the first turn 1: nothing can be measured
+                    ending = first.outcome.ending
+                    if first.outcome.skipped or ending in ("connect-error", "tls-error"):
+                        aborted = why if first.outcome.skipped else \
+                            f"cannot connect to {config.redactor.url(url)}: {counts1.error}"
+                    unmeasured = why
+                    break
+                pairs.append(Pair(family=family, variant=variant, turn1=counts1, turn2=Counts(skipped=why)))
+                continue
+            assert turn1 is not None
+            body = live.turn2_body(dialect, turn1, family, variant)
+            if body is None:
+                pairs.append(Pair(family=family, variant=variant, turn1=counts1,
+                                  turn2=Counts(skipped="turn 1's reasoning has no text to alter "
+                                                       "(only encrypted content)")))
+                continue
+            second = await send(name, family, variant, 2, body)
+            pairs.append(Pair(family=family, variant=variant, turn1=counts1,
+                              turn2=_turn2_counts(dialect, second.outcome)))
+    measurement = Measurement(dialect=dialect, pairs=tuple(pairs), unmeasured=unmeasured)
+    return LiveRun(url=config.redactor.url(url), model=config.redactor.text(config.model), dialect=dialect,
+                   measurement=measurement, exchanges=exchanges, aborted=aborted)
+
+
+def run_live(config: ProbeConfig, dialect: str, *, on_request: OnRequest | None = None) -> LiveRun:
+    """The synchronous entry point: :func:`run_pairs` in a fresh event loop."""
+    return asyncio.run(run_pairs(config, dialect, on_request=on_request))
+
+
+# --- the verdict ---------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True, kw_only=True)
+class Verdict:
+    analysis: live.Analysis
+    findings: list[Finding]  # the RPL findings, profile and --select/--ignore applied
+    fail_on: Severity
+    profile: str
+
+    def failed(self, run: LiveRun) -> bool:
+        return any(f.severity >= self.fail_on for f in self.findings) or any(
+            f.severity >= self.fail_on for e in run.exchanges for f in e.findings)
+
+
+def judge(run: LiveRun, engine: Mapping[str, Any], fail_on: Severity) -> Verdict:
+    profile = engine.get("profile") or OPENAI
+    analysis = live.analyse(run.measurement)
+    findings = settle(analysis.findings, engine)
+    return Verdict(analysis=analysis, findings=findings, fail_on=fail_on, profile=profile.name)
