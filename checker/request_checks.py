@@ -16,12 +16,21 @@ from typing import Any, Literal, Protocol
 
 Api = Literal["responses", "chat"]
 
-# Fields every request of the API carries: their refusal is not "a feature unsupported" but a broken request
-# or an unknown model (HTP001 keeps those).
-BASIC_FIELDS: dict[str, frozenset[str]] = {
-    "responses": frozenset({"model", "input", "stream"}),
-    "chat": frozenset({"model", "messages", "stream"}),
+
+@dataclass(frozen=True, slots=True)
+class RequestShape:
+    """What this module reads of one dialect's requests."""
+
+    basic: frozenset[str]  # fields every request carries: their refusal is a broken request or an unknown model
+    items: str | None = None  # the field holding typed items ({"type": ...}) whose types are features
+
+
+# Per dialect (checker.dialects' names); a dialect without an entry is judged on its tools and fields alone.
+SHAPES: dict[str, RequestShape] = {
+    "responses": RequestShape(frozenset({"model", "input", "stream"}), items="input"),
+    "chat": RequestShape(frozenset({"model", "messages", "stream"})),
 }
+_NO_SHAPE = RequestShape(frozenset({"model", "stream"}))
 # Statuses with which a server declines what a request asks for (not authentication, rate limits or faults).
 REFUSAL_STATUSES = frozenset({400, 404, 405, 409, 415, 422, 501})
 # Statuses that say nothing about the request's validity: an invalid request answered so is not "refused".
@@ -89,17 +98,18 @@ def features(api: Api, request: Mapping[str, Any]) -> list[Feature]:
         kind = tool.get("type") if isinstance(tool, Mapping) else None
         if isinstance(kind, str) and kind != "function":
             found.append(Feature(f"tool type {kind!r}", (kind,), True))
-    items = request.get("input") if api == "responses" else None
+    shape = SHAPES.get(api, _NO_SHAPE)
+    items = request.get(shape.items) if shape.items is not None else None
     for item in items if isinstance(items, list) else ():
         kind = item.get("type") if isinstance(item, Mapping) else None
         if isinstance(kind, str) and kind != "message":
-            found.append(Feature(f"input item type {kind!r}", (kind,), True))
+            found.append(Feature(f"{shape.items} item type {kind!r}", (kind,), True))
     include = request.get("include")
     for value in include if isinstance(include, list) else ():
         if isinstance(value, str):
             found.append(Feature(f"include {value!r}", (value,), True))
     for name, value in request.items():
-        if name not in BASIC_FIELDS[api] and value is not None:
+        if name not in shape.basic and value is not None:
             found.append(Feature(name, (name,), False))
     unique: dict[str, Feature] = {}
     for feature in sorted(found, key=lambda f: not f.specific):

@@ -44,7 +44,8 @@ from typing import Any
 import httpx
 from starlette.types import Receive, Scope, Send
 
-from checker.http_checks import CLIENT_LEFT, api_of
+from checker.http_checks import CLIENT_LEFT
+from checker.live import adapters
 from checker.live.checking import CheckQueue
 from checker.live.connection import is_tls_error, is_unanswered, transport_error_text
 from checker.live.history import Tracker
@@ -146,11 +147,11 @@ class Proxy:
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         url = self._url(scope)
         request = _json_body(body) if method == "POST" else None
-        api = api_of(path)
+        adapter = adapters.for_path(path)
         watch = None
-        if api is not None and request is not None:
+        if adapter is not None and request is not None:
             self._numbers += 1
-            record = Record(number=self._numbers, method=method, path=path, api=api,
+            record = Record(number=self._numbers, method=method, path=path, api=adapter.name,
                             streamed=request.get("stream") is True)
             watch = Watch(self, record, request, headers, str(url), begin=False)
             self.checking.control(watch.begin)
@@ -158,7 +159,7 @@ class Proxy:
         status, ending, detail = await self._exchange(method, url, forwarded, body, receive, send,
                                                       _Tee(watch, self.checking) if watch else None)
         if watch is None:
-            note = "not a Responses or chat request: passed through unchecked" if api is None else \
+            note = "not a Responses or chat request: passed through unchecked" if adapter is None else \
                 "the request body is not a JSON object: passed through unchecked"
             self.passed_through += 1
             self._safely(self.on_passthrough, method, path, status, note if ending != "connect-error" else detail)

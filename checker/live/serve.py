@@ -52,12 +52,13 @@ from starlette.types import Receive, Scope, Send
 
 from checker.captures import CAPTURE_SUFFIX, expand, request_for
 from checker.errors import UsageError
+from checker.live import adapters
 from checker.live.faults import FAULT_HEADER, FaultError, Faults, body_chunks, parse_header, retry_after, status_error
 
 SCENARIO_HEADER = "x-sse-check-scenario"
 SELECTED_BY_HEADER = "x-sse-check-selected-by"
 
-Kind = Literal["responses", "chat"]
+Kind = str  # a request adapter's name (checker.live.adapters): "responses", "chat"
 SelectedBy = Literal["header", "model", "request", "default"]
 # A recorded answer's head: (status, replayable headers, whether it had a Content-Length).
 Head = tuple[int, tuple[tuple[str, str], ...], bool]
@@ -92,7 +93,7 @@ class Capture:
     sized: bool = False  # recorded with a Content-Length rather than chunked
     request: Mapping[str, Any] | None = None
     nonstream: bytes | None = None
-    kind: Kind = "responses"
+    kind: Kind = adapters.DEFAULT.name
     closes: bool = False  # the server closed the connection after this answer, unannounced (its X.meta.json)
 
     @property
@@ -160,9 +161,10 @@ def _head_from_meta(meta: Any, meta_file: Path) -> Head | None:
 
 
 def _kind(request: Mapping[str, Any] | None, body: bytes) -> Kind:
+    """The dialect a capture answers: its recorded request's, else its stream's."""
     if request is not None:
-        return "chat" if "messages" in request else "responses"
-    return "chat" if b'"chat.completion.chunk"' in body[:4096] else "responses"
+        return adapters.for_request(request).name
+    return adapters.for_stream(body[:4096]).name
 
 
 def load_capture(path: Path) -> Capture:
@@ -391,14 +393,11 @@ class Replayer:
         self.faults = faults or Faults()
         self.default = default
         self.closing = asyncio.Event()
-        responses = self._handler("responses")
-        chat = self._handler("chat")
+        answers = [Route(prefix + adapter.endpoint, self._handler(adapter.name), methods=["POST"])
+                   for adapter in adapters.ADAPTERS.values() for prefix in ("/v1", "")]
         self.app = Starlette(
             routes=[
-                Route("/v1/responses", responses, methods=["POST"]),
-                Route("/responses", responses, methods=["POST"]),
-                Route("/v1/chat/completions", chat, methods=["POST"]),
-                Route("/chat/completions", chat, methods=["POST"]),
+                *answers,
                 Route("/v1/models", self._models, methods=["GET"]),
                 Route("/models", self._models, methods=["GET"]),
                 Route("/health", self._health, methods=["GET"]),

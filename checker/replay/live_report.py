@@ -106,80 +106,97 @@ def _finding_grid(rows: Sequence[tuple[str, Severity, Text]]) -> Table:
 
 def render_text(run: LiveRun, verdict: Verdict, stream: IO[str], *, color: str = "auto") -> None:
     console = make_console(stream, color)
-    analysis = verdict.analysis
     console.print(Text.assemble(("live replay ", "bold"), run.url, f" · model {run.model} · dialect {run.dialect}"
                                 f" · profile {verdict.profile}"))
     firsts = [e for e in run.exchanges if e.turn == 1]
-    pairs = run.measurement.pairs
     if firsts:
-        t1 = [p.turn1 for p in pairs] or []
-        statuses = sorted({e.http["status"] for e in firsts if isinstance(e.http.get("status"), int)})
-        answers = "/".join([*(f"HTTP {s}" for s in statuses)] + (
-            ["no answer"] if any(not isinstance(e.http.get("status"), int) for e in firsts) else []))
-        after = t1[0].after_reasoning if t1 else ()
-        calls = sum(kind == "function_call" for kind in after)
-        then = f"then {calls} function call{'s' if calls != 1 else ''}" if calls else "then " + (
-            ", ".join(after) or "nothing")
-        source = {"usage": "usage", "deltas": "one per delta"}.get(t1[0].reasoning_source or "", "") if t1 else ""
-        worst = [f for e in firsts for f in e.findings]
-        line = Text(f"turn 1 (sent before each turn 2): {len(firsts)}× {answers}")
-        if t1:
-            line.append(f" · input_tokens {_span([c.input_tokens for c in t1])}"
-                        f" · output_tokens {_span([c.output_tokens for c in t1])}"
-                        f" · reasoning ≈{_span([c.reasoning_tokens for c in t1])} tokens"
-                        + (f" ({source})" if source else "") + f", {then} · verdict ")
-            line.append_text(_verdict_text(worst, verdict.fail_on))
-        console.print(line)
+        console.print(_turn1_line(run, firsts, verdict))
     for family in live.FAMILIES:
-        rows = [r for r in analysis.rows if r.family == family]
-        if not rows:
-            continue
-        console.print()
-        console.print(Text.assemble((family, "bold"), f": {live.FAMILY_ABOUT[family]}"))
-        # One space between columns: at 80 columns every header stays whole and "reuse stopped" wraps.
-        table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
-        table.add_column("variant", no_wrap=True)
-        table.add_column("HTTP", no_wrap=True)
-        for column in ("input_tokens", "cached_tokens", "cache_n"):
-            table.add_column(column, justify="right", no_wrap=True)
-        table.add_column("reuse", justify="right", no_wrap=True)
-        table.add_column("reuse stopped", overflow="fold")
-        table.add_column("verdict", no_wrap=True)
-        for row in rows:
-            t2 = row.turn2
-            exchange = _exchange(run, row.family, row.variant, 2)
-            if t2.skipped:
-                table.add_row(row.variant, "–", "–", "–", "–", "–", Text(f"not sent: {t2.skipped}", style="yellow"),
-                              "")
-                continue
-            http = _cell(t2.status)
-            if not t2.ok:
-                stop = Text(t2.error or "no answer", style="red")
-            else:
-                stop = Text(row.stop.text if row.stop else "not reported")
-                if t2.error:
-                    stop.append(f" ({t2.error})", style="yellow")
-            reuse = f"{row.reuse * 100:.0f}%" if row.reuse is not None else "–"
-            table.add_row(row.variant, http, _cell(t2.input_tokens), _cell(t2.cached_tokens), _cell(t2.cache_n),
-                          reuse, stop, _verdict_text(exchange.findings if exchange else [], verdict.fail_on))
-        console.print(table)
-        exact = next((r for r in rows if r.variant == "exact" and r.bounds is not None), None)
-        if exact is not None and exact.bounds is not None:
-            b = exact.bounds
-            console.print(Text(f"boundaries: previous prompt {b.previous_prompt} · + reasoning "
-                               f"≈{_cell(b.reasoning_end)} · + whole output ≈{_cell(b.output_end)} "
-                               "(reuse: cached tokens ÷ the previous prompt)", style="dim"))
-        if family == "new_user" and analysis.template is not None:
-            console.print(Text(live.TEMPLATE_TEXT[analysis.template], style="dim"))
-    if run.aborted or (analysis.unmeasured and not pairs):
-        console.print(Text(f"\nnothing measured: {run.aborted or analysis.unmeasured}", style="yellow"))
+        rows = [r for r in verdict.analysis.rows if r.family == family]
+        if rows:
+            _print_family(console, run, verdict, family, rows)
+    if run.aborted or (verdict.analysis.unmeasured and not run.measurement.pairs):
+        console.print(Text(f"\nnothing measured: {run.aborted or verdict.analysis.unmeasured}", style="yellow"))
     console.print()
     if verdict.findings:
         console.print(Text("replay findings", style="bold"))
         console.print(_finding_grid([(f.code, f.severity, Text(f.message)) for f in verdict.findings]))
     else:
         console.print(Text("replay findings: none", style="green"))
-    # Stream findings by rule: the first message, and in how many requests (--format json has them all).
+    _print_stream_findings(console, run, verdict)
+    every = [*verdict.findings, *(f for e in run.exchanges for f in e.findings)]
+    counts = _counts(every)
+    failed = sum(any(f.severity >= verdict.fail_on for f in e.findings) for e in run.exchanges)
+    console.print(f"{len(run.exchanges)} request(s), {failed} failed at --fail-on {verdict.fail_on}; "
+                  f"{counts['errors']} error(s), {counts['warnings']} warning(s), {counts['infos']} info")
+
+
+def _turn1_line(run: LiveRun, firsts: list[Exchange], verdict: Verdict) -> Text:
+    """Turn 1, sent before each turn 2: its answers, its usage and what followed the reasoning."""
+    t1 = [p.turn1 for p in run.measurement.pairs] or []
+    statuses = sorted({e.http["status"] for e in firsts if isinstance(e.http.get("status"), int)})
+    answers = "/".join([*(f"HTTP {s}" for s in statuses)] + (
+        ["no answer"] if any(not isinstance(e.http.get("status"), int) for e in firsts) else []))
+    line = Text(f"turn 1 (sent before each turn 2): {len(firsts)}× {answers}")
+    if not t1:
+        return line
+    after = t1[0].after_reasoning
+    calls = sum(kind == "function_call" for kind in after)
+    then = f"then {calls} function call{'s' if calls != 1 else ''}" if calls else "then " + (
+        ", ".join(after) or "nothing")
+    source = {"usage": "usage", "deltas": "one per delta"}.get(t1[0].reasoning_source or "", "")
+    line.append(f" · input_tokens {_span([c.input_tokens for c in t1])}"
+                f" · output_tokens {_span([c.output_tokens for c in t1])}"
+                f" · reasoning ≈{_span([c.reasoning_tokens for c in t1])} tokens"
+                + (f" ({source})" if source else "") + f", {then} · verdict ")
+    line.append_text(_verdict_text([f for e in firsts for f in e.findings], verdict.fail_on))
+    return line
+
+
+def _print_family(console: Any, run: LiveRun, verdict: Verdict, family: str, rows: list[Any]) -> None:
+    """One family's cache table (a row per variant), its boundaries and what the template does."""
+    console.print()
+    console.print(Text.assemble((family, "bold"), f": {live.FAMILY_ABOUT[family]}"))
+    # One space between columns: at 80 columns every header stays whole and "reuse stopped" wraps.
+    table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
+    table.add_column("variant", no_wrap=True)
+    table.add_column("HTTP", no_wrap=True)
+    for column in ("input_tokens", "cached_tokens", "cache_n"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("reuse", justify="right", no_wrap=True)
+    table.add_column("reuse stopped", overflow="fold")
+    table.add_column("verdict", no_wrap=True)
+    for row in rows:
+        table.add_row(*_variant_cells(run, verdict, row))
+    console.print(table)
+    exact = next((r for r in rows if r.variant == "exact" and r.bounds is not None), None)
+    if exact is not None and exact.bounds is not None:
+        b = exact.bounds
+        console.print(Text(f"boundaries: previous prompt {b.previous_prompt} · + reasoning "
+                           f"≈{_cell(b.reasoning_end)} · + whole output ≈{_cell(b.output_end)} "
+                           "(reuse: cached tokens ÷ the previous prompt)", style="dim"))
+    if family == "new_user" and verdict.analysis.template is not None:
+        console.print(Text(live.TEMPLATE_TEXT[verdict.analysis.template], style="dim"))
+
+
+def _variant_cells(run: LiveRun, verdict: Verdict, row: Any) -> list[Any]:
+    t2 = row.turn2
+    if t2.skipped:
+        return [row.variant, "–", "–", "–", "–", "–", Text(f"not sent: {t2.skipped}", style="yellow"), ""]
+    exchange = _exchange(run, row.family, row.variant, 2)
+    if not t2.ok:
+        stop = Text(t2.error or "no answer", style="red")
+    else:
+        stop = Text(row.stop.text if row.stop else "not reported")
+        if t2.error:
+            stop.append(f" ({t2.error})", style="yellow")
+    reuse = f"{row.reuse * 100:.0f}%" if row.reuse is not None else "–"
+    return [row.variant, _cell(t2.status), _cell(t2.input_tokens), _cell(t2.cached_tokens), _cell(t2.cache_n),
+            reuse, stop, _verdict_text(exchange.findings if exchange else [], verdict.fail_on)]
+
+
+def _print_stream_findings(console: Any, run: LiveRun, verdict: Verdict) -> None:
+    """Stream findings by rule: the first message, and in how many requests (--format json has them all)."""
     grouped: dict[tuple[str, Severity], tuple[str, list[str]]] = {}
     for exchange in run.exchanges:
         for finding in exchange.findings:
@@ -187,16 +204,12 @@ def render_text(run: LiveRun, verdict: Verdict, stream: IO[str], *, color: str =
                 _, names = grouped.setdefault((finding.code, finding.severity), (finding.message, []))
                 if exchange.name not in names:
                     names.append(exchange.name)
-    if grouped:
-        console.print(Text(f"stream findings at or above --fail-on {verdict.fail_on} (the first of each rule)",
-                           style="bold"))
-        lines: list[tuple[str, Severity, Text]] = []
-        for (code, severity), (message, names) in grouped.items():
-            where = names[0] if len(names) == 1 else f"{len(names)} requests: {names[0]}, …"
-            lines.append((code, severity, Text.assemble(message, (f"  ({where})", "dim"))))
-        console.print(_finding_grid(lines))
-    every = [*verdict.findings, *(f for e in run.exchanges for f in e.findings)]
-    counts = _counts(every)
-    failed = sum(any(f.severity >= verdict.fail_on for f in e.findings) for e in run.exchanges)
-    console.print(f"{len(run.exchanges)} request(s), {failed} failed at --fail-on {verdict.fail_on}; "
-                  f"{counts['errors']} error(s), {counts['warnings']} warning(s), {counts['infos']} info")
+    if not grouped:
+        return
+    console.print(Text(f"stream findings at or above --fail-on {verdict.fail_on} (the first of each rule)",
+                       style="bold"))
+    lines: list[tuple[str, Severity, Text]] = []
+    for (code, severity), (message, names) in grouped.items():
+        where = names[0] if len(names) == 1 else f"{len(names)} requests: {names[0]}, …"
+        lines.append((code, severity, Text.assemble(message, (f"  ({where})", "dim"))))
+    console.print(_finding_grid(lines))

@@ -25,6 +25,8 @@ import httpx
 
 from checker.errors import UsageError
 from checker.findings import Finding, Severity
+from checker.live import adapters
+from checker.live.adapters import RequestAdapter
 from checker.live.outcome import OutcomeCollector
 from checker.live.probe import SCENARIO_HEADER, ProbeConfig, ScenarioResult, probe_scenario
 from checker.live.scenarios import Scenario
@@ -67,10 +69,13 @@ class LiveRun:
     aborted: str | None = None  # why nothing could be measured at all (exit 2)
 
 
-def chat_endpoint(responses_url: str) -> str:
-    """``…/v1/chat/completions`` for a ``…/v1/responses`` endpoint (see :func:`checker.live.probe.endpoint`)."""
+def dialect_endpoint(responses_url: str, adapter: RequestAdapter) -> str:
+    """The endpoint of ``adapter``'s dialect beside a ``…/v1/responses`` one (checker.live.probe.endpoint):
+    ``…/v1/chat/completions`` for chat."""
     base = responses_url.split("?", 1)[0]
-    return base.removesuffix("/responses") + "/chat/completions"
+    if base.endswith(adapter.endpoint):
+        return responses_url
+    return base.removesuffix("/responses") + adapter.endpoint
 
 
 async def _select_by_body(request: httpx.Request) -> None:
@@ -94,8 +99,8 @@ def _turn1_facts(dialect: str, outcome: ScenarioResult) -> tuple[Counts, dict[st
         message = live.error_message(outcome.body)
         return Counts(status=status, error=message), None, f"turn 1 failed: HTTP {status}" + (
             f" ({message})" if message else "")
-    api = "chat" if dialect == "openai-chat" else "responses"
-    collector = OutcomeCollector(api)  # type: ignore[arg-type]
+    adapter = adapters.get(dialect)
+    collector = OutcomeCollector(adapter.name)
     collector.feed(outcome.body)
     answer = collector.close()
     turn1 = live.turn1_output(dialect, answer.output, answer.reasoning_field)
@@ -103,7 +108,7 @@ def _turn1_facts(dialect: str, outcome: ScenarioResult) -> tuple[Counts, dict[st
     if ending not in ("complete", "kept-open"):
         return dataclasses.replace(counts, error=f"ended early: {ending}"), None, f"turn 1 ended early ({ending})"
     if not live.has_reasoning(dialect, turn1):
-        what = "reasoning item" if dialect == "responses" else "reasoning_content or reasoning field"
+        what = adapter.reasoning_where
         return counts, None, (f"turn 1 produced no reasoning (no {what} in its answer: the model did not "
                               "reason, or the server does not return its reasoning)")
     return counts, turn1, None
@@ -141,9 +146,9 @@ async def run_pairs(config: ProbeConfig, dialect: str, *, on_request: OnRequest 
     if dialect not in live.LIVE_DIALECTS:
         raise UsageError(f"the live replay speaks {' and '.join(live.LIVE_DIALECTS)}, not {dialect}")
     engine = dict(config.engine)
-    url = config.url
-    if dialect == "openai-chat":
-        url = chat_endpoint(config.url)
+    adapter = adapters.get(dialect)
+    url = dialect_endpoint(config.url, adapter)
+    if not adapter.linted:
         # A chat stream is not a Responses stream: only the HTTP exchange around it is judged.
         engine["ignore"] = [*(engine.get("ignore") or ()), "SCH010"]
     config = dataclasses.replace(config, url=url, engine=engine)

@@ -15,14 +15,9 @@ from typing import Any
 
 import pytest
 
-from checker.live.history import (
-    Conversation,
-    EmittedChat,
-    Tracker,
-    chat_findings,
-    chat_message_key,
-    run_conversation,
-)
+from checker.live.adapters.chat import chat_findings, chat_message_key
+from checker.live.conversation import Conversation, EmittedChat
+from checker.live.history import Tracker, run_conversation
 from checker.live.outcome import OutcomeCollector, outcome_from_json
 from checker.rules import RULES
 

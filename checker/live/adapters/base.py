@@ -1,0 +1,146 @@
+"""What a request adapter is: everything sse-check knows about one dialect's requests and answers.
+
+A dialect (checker.dialects: "responses", "chat") is checked on its event stream by the engine; the live
+side (``probe``, ``proxy``, ``serve``, the live replay) also needs to read and write its *requests* and read
+its *answers*: where the history is (Responses ``input`` items, chat ``messages``), where the reasoning and
+the usage counts are, how an answer is accumulated, which RPL checks hold for what a client sends back, and
+how the live replay builds its two turns. A :class:`RequestAdapter` bundles that for one dialect; the modules
+that need it look the adapter up by name (:func:`checker.live.adapters.get`) and never branch on a dialect.
+The adapters are keyed by the names of checker.dialects' registry (a dialect's stream side); an adapter
+whose dialect is not registered there yet (chat, until its package lands) still serves the live side.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from checker import dialects
+from checker.findings import Finding, Position
+from checker.live.answer import Outcome, UsageFields
+from checker.live.conversation import Conversation, EmittedReasoning, Exchange, Key
+
+START = Position(line=1, byte=0)
+
+
+def response_number(number: int) -> str:
+    """How the findings name an exchange of the proxy: ``007``."""
+    return f"{number:03d}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReplayScript:
+    """The live replay's conversation (checker.replay.live), handed to an adapter to build its requests."""
+
+    prompt: str  # turn 1's user message
+    follow_up: str  # the new_user family's second user message
+    max_tokens: int
+    tools: list[dict[str, Any]]  # Responses function tools ({"type": "function", "name", ...})
+    tool_output: Callable[[str, Any], str]  # the made-up result of a call: (name, arguments) -> text
+    alter: Callable[[str], str | None]  # one word of a text changed (None: no word to change)
+
+
+class Accumulator(ABC):
+    """One streamed answer's event objects, in order; :meth:`close` gives its :class:`Outcome`."""
+
+    @abstractmethod
+    def event(self, obj: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def close(self) -> Outcome: ...
+
+
+class RequestAdapter(ABC):
+    """One dialect's requests and answers, as the live side reads and writes them."""
+
+    name: ClassVar[str]  # the dialect's name in checker.dialects: "responses", "chat"
+    aliases: ClassVar[tuple[str, ...]] = ()  # other names it goes by (the replay's "openai-chat")
+    endpoint: ClassVar[str]  # the URL path suffix of its endpoint: "/responses", "/chat/completions"
+    usage_fields: ClassVar[UsageFields]
+    reasoning_where: ClassVar[str]  # where its answers carry reasoning, in words ("reasoning item")
+
+    @property
+    def linted(self) -> bool:
+        """Whether the engine lints this dialect's event streams: it is a registered dialect (checker.dialects;
+        else only the HTTP exchange around a stream is judged, as SCH010 would call it another API's)."""
+        return self.name in dialects.names()
+
+    # --- recognising it ---------------------------------------------------------------------------
+
+    @abstractmethod
+    def is_request(self, request: Mapping[str, Any]) -> bool:
+        """Whether a request body is this dialect's (when no endpoint says so)."""
+
+    @abstractmethod
+    def is_stream(self, head: bytes) -> bool:
+        """Whether a streamed answer's first bytes are this dialect's (when no request says so)."""
+
+    # --- its answers ------------------------------------------------------------------------------
+
+    @abstractmethod
+    def accumulator(self) -> Accumulator:
+        """A fresh accumulator of one streamed answer."""
+
+    @abstractmethod
+    def answer(self, obj: Mapping[str, Any]) -> Outcome | None:
+        """The outcome of a non-streamed answer (a JSON object); None when it is not one of this dialect."""
+
+    # --- the history checks (checker.live.history) ------------------------------------------------
+
+    def previous_response(self, request: Mapping[str, Any]) -> str | None:
+        """The earlier response a request continues on the server's side, if the dialect has such a field."""
+        return None
+
+    @abstractmethod
+    def input_keys(self, request: Mapping[str, Any]) -> tuple[Key, ...]:
+        """The request's history as keys (what a later request that continues it starts with)."""
+
+    @abstractmethod
+    def output_keys(self, outcome: Outcome) -> tuple[Key, ...]:
+        """The answer's output as keys (how the next request sends it back)."""
+
+    @abstractmethod
+    def history_findings(self, request: Mapping[str, Any], conversation: Conversation,
+                         elsewhere: Callable[[str], EmittedReasoning | None]) -> list[Finding]:
+        """The RPL findings about what a request sends back, in its conversation (before its answer)."""
+
+    @abstractmethod
+    def remember(self, conversation: Conversation, exchange: Exchange, outcome: Outcome) -> None:
+        """Keep the reasoning an answer emitted, to compare later requests of the conversation with it."""
+
+    # --- the live replay (checker.replay.live) ----------------------------------------------------
+
+    @abstractmethod
+    def turn1_body(self, script: ReplayScript) -> dict[str, Any]:
+        """Turn 1 without ``model`` and ``stream``: a request that makes the model reason, then call tools."""
+
+    @abstractmethod
+    def turn1_output(self, outcome: Outcome) -> dict[str, Any]:
+        """What turn 2 is built from, taken from turn 1's answer."""
+
+    @abstractmethod
+    def turn2_body(self, script: ReplayScript, turn1: Mapping[str, Any], family: str,
+                   variant: str) -> dict[str, Any] | None:
+        """Turn 2 (``family``: continue | new_user; ``variant``: exact | dropped | altered reasoning);
+        None when the variant cannot be built (no reasoning text to alter)."""
+
+    @abstractmethod
+    def reasoning_of(self, turn1: Mapping[str, Any]) -> str:
+        """The reasoning text turn 1 emitted ('' for none)."""
+
+    @abstractmethod
+    def has_reasoning(self, turn1: Mapping[str, Any]) -> bool: ...
+
+    @abstractmethod
+    def after_reasoning(self, turn1: Mapping[str, Any]) -> tuple[str, ...]:
+        """The kinds of output that follow the reasoning: ``function_call`` per call, ``message``."""
+
+    @abstractmethod
+    def is_reasoning_delta(self, obj: Mapping[str, Any]) -> bool:
+        """Whether a streamed event object carries a piece of reasoning text."""
+
+    @abstractmethod
+    def stream_usage(self, obj: Mapping[str, Any]) -> Any:
+        """The ``usage`` object a streamed event object carries (None when it carries none)."""
