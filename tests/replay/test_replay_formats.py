@@ -66,3 +66,25 @@ def test_markdown_and_github() -> None:
     errors = [line for line in github.stdout.splitlines() if line.startswith("::error ")]
     assert errors and all(f"file={CASES}" in line.replace("%3A", ":") for line in errors)
     assert all("\n" not in line for line in errors)
+
+
+# --- the registry -----------------------------------------------------------------------------------------
+
+
+def test_replay_reports_come_from_the_one_reporter_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """replay's formats are the registry's case reporters (checker.report.CASE_REPORTERS), in the order the
+    docs list them; a plugin's case reporter is found by name like a lint reporter."""
+    from importlib.metadata import EntryPoint
+
+    import checker.report as report
+    from checker.commands.replay import FORMATS
+
+    assert FORMATS == ("text", "json", "junit", "markdown", "github") == tuple(report.CASE_REPORTERS)
+    assert set(FORMATS) - {"text", "json"} <= set(report.REPORTERS)  # the CI formats exist for lint too
+    fake = EntryPoint(name="tap", value="checker.replay.formats:GithubCaseReporter",
+                      group=report.CASE_ENTRY_POINT_GROUP)
+    monkeypatch.setattr(report, "_case_entry_points", lambda: {"tap": fake})
+    assert report.reporter_names(cases=True)[-1] == "tap" and "tap" in report.FormatNames(cases=True)
+    assert report.get_case_reporter("tap").__name__ == "GithubCaseReporter"
+    with pytest.raises(ValueError, match="unknown format 'nope'"):
+        report.get_case_reporter("nope")
