@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from checker.baseline import BaselineRun
 from checker.baseline import load as load_baseline
@@ -27,8 +27,7 @@ from checker.profiles import PROFILES, get_profile
 from checker.report import FormatNames, ReportOptions
 from checker.rules import RULES
 
-if TYPE_CHECKING:
-    from checker.commands.config import Override
+from checker.commands.config import Override, size
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -120,13 +119,13 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = Tr
     parser.add_argument("--write-baseline", metavar="FILE",
                         help="record today's findings in FILE (by rule, scenario and fingerprint); exits 0"
                         if baseline else argparse.SUPPRESS)
-    parser.add_argument("--max-line-bytes", type=_size, default=None, metavar="N",
+    parser.add_argument("--max-line-bytes", type=size, default=None, metavar="N",
                         help="longest line accepted (default 16 MiB); longer lines are skipped with a finding")
-    parser.add_argument("--max-event-bytes", type=_size, default=None, metavar="N",
+    parser.add_argument("--max-event-bytes", type=size, default=None, metavar="N",
                         help="largest event data accepted (default 64 MiB)")
     parser.add_argument("--max-json-depth", type=int, default=None, metavar="N",
                         help="deepest JSON nesting accepted (default 64)")
-    parser.add_argument("--max-bytes", type=_size, default=None, metavar="N",
+    parser.add_argument("--max-bytes", type=size, default=None, metavar="N",
                         help="bytes checked per stream (default 2 GiB); the rest is counted, not checked")
     parser.add_argument("--max-events", type=int, default=None, metavar="N",
                         help="events checked per stream (default 10,000,000)")
@@ -155,25 +154,6 @@ def positive_count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
-
-
-def size(text: str) -> int:
-    """An argparse type: a size in bytes, with an optional k/m/g (KiB, MiB, GiB) suffix."""
-    return _size(text)
-
-
-def _size(text: str) -> int:
-    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
-    text = text.strip().lower().removesuffix("b").removesuffix("i")
-    factor = units.get(text[-1:], 1)
-    number = text[:-1] if text[-1:] in units else text
-    try:
-        value = int(number) * factor
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be positive")
     return value
 
 

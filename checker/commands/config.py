@@ -222,8 +222,6 @@ def _codes(value: Any, where: str) -> tuple[str, ...]:
 
 
 def _limit(key: str, value: Any, where: str) -> int:
-    from checker.commands.common import size
-
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise UsageError(f"{where}: expected a whole number or a size such as \"16MiB\"")
     if key in ("max-json-depth", "max-events"):
@@ -234,3 +232,18 @@ def _limit(key: str, value: Any, where: str) -> int:
         return size(str(value))
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"{where}: {exc}") from None
+
+
+def size(text: str) -> int:
+    """An argparse type: a size in bytes, with an optional k/m/g (KiB, MiB, GiB) suffix."""
+    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
+    text = text.strip().lower().removesuffix("b").removesuffix("i")
+    factor = units.get(text[-1:], 1)
+    number = text[:-1] if text[-1:] in units else text
+    try:
+        value = int(number) * factor
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
