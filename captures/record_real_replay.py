@@ -25,13 +25,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
+from checker.live import adapters  # noqa: E402
 from checker.live.outcome import OutcomeCollector  # noqa: E402
 from checker.replay import live  # noqa: E402
 from make_live_replay import MODEL, request_text  # noqa: E402 - the Responses set's generator, beside this one
 
 
 def turn1_of(dialect: str, body: bytes) -> dict[str, Any]:
-    collector = OutcomeCollector("chat" if dialect == "openai-chat" else "responses")
+    collector = OutcomeCollector(adapters.get(dialect).name)
     collector.feed(body)
     answer = collector.close()
     return live.turn1_output(dialect, answer.output, answer.reasoning_field)
