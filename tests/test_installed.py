@@ -72,6 +72,14 @@ def test_the_install_is_not_the_checkout(installed: Path) -> None:
     assert where.is_relative_to(installed.parent.resolve()) and not where.is_relative_to(ROOT), where
 
 
+def test_the_installed_package_declares_its_types(installed: Path) -> None:
+    """PEP 561: the wheel carries checker/py.typed, so a type checker reads the installed package's annotations."""
+    proc = subprocess.run([str(installed / "python"), "-c",
+                           "import checker, pathlib; print((pathlib.Path(checker.__file__).parent / 'py.typed')"
+                           ".is_file())"], capture_output=True, text=True, cwd=installed.parent.parent, check=True)
+    assert proc.stdout.strip() == "True"
+
+
 def test_rules_code_shows_its_example_and_a_readable_message(installed: Path) -> None:
     proc = sse_check(installed, "rules", "ITM011")
     assert proc.returncode == 0, proc.stderr

@@ -6,13 +6,17 @@ test must run (not skip) for want of a sibling folder. So every tracked text fil
 * relative paths (``../x``) that climb out of the repository from the file's own folder,
 * absolute paths into folders that are not part of it (``/work/…``, ``/home/…``, ``/Users/…``, ``/mnt/…``),
 * code that builds a path beside the checkout (``ROOT.parent / "shared"``) and the old "SPEC §n" citations of
-  a document that is not in the repository (the facts are in docs/spec.md).
+  a document that is not in the repository (the facts are in docs/spec.md);
+
+and every citation of a section ("docs/spec.md §2.1", or "X.md §n" of any Markdown file) must name a heading
+that exists.
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -126,14 +130,97 @@ def test_what_the_docs_name_is_in_the_repository() -> None:
         assert (ROOT / relative).is_file(), relative
 
 
-def test_every_spec_citation_names_a_section_of_docs_spec() -> None:
-    sections = set(re.findall(r"^## (§\d+)", (ROOT / "docs" / "spec.md").read_text(encoding="utf-8"), re.M))
-    assert sections >= {"§1", "§2", "§3", "§4", "§5", "§6"}
-    cited: set[str] = set()
-    for path in tracked_files():
+# A heading that numbers a section: "## §2 The Responses event stream", "### §2.1 Hosted-tool calls".
+SECTION = re.compile(r"^#{2,6} (§\d+(?:\.\d+)*)(?=[\s.])", re.M)
+# A citation of a document's sections: "docs/spec.md §2", "docs/spec.md §2.1", "docs/spec.md §4-§5",
+# "docs/spec.md §1, §2 and §3". The document is any Markdown file, so a citation of one the repository does not
+# hold ("context.md §8") is caught as well.
+NUMBER = r"§\d+(?:\.\d+)*"
+CITATION = re.compile(rf"([\w./-]*\w\.md),? ({NUMBER}(?:(?:-|, | and | or ){NUMBER})*)")
+
+
+def sections_of(path: Path) -> set[str]:
+    return set(SECTION.findall(path.read_text(encoding="utf-8")))
+
+
+def unresolved_citations(relative: str, text: str, sections: Callable[[str], set[str] | None]) -> list[str]:
+    """The citations in ``text`` (of the tracked file ``relative``) whose document or section does not exist.
+
+    ``sections(document)`` gives the sections of a tracked Markdown file (a path from the repository's root),
+    or None when the repository holds no such file. A document is looked up from the root first, then from
+    the citing file's folder ("spec.md §2" in docs/x.md)."""
+    found: list[str] = []
+    folder = Path(relative).parent.as_posix()
+    for number, line in enumerate(text.splitlines(), 1):
+        for match in CITATION.finditer(line):
+            document, cited = match.group(1), re.findall(NUMBER, match.group(2))
+            known = sections(document)
+            if known is None and folder != ".":
+                known = sections(f"{folder}/{document}")
+            missing = [n for n in cited if known is None or n not in known]
+            if missing:
+                what = "no such document" if known is None else "no section " + ", ".join(missing)
+                found.append(f"{relative}:{number}: {match.group(0)} ({what})")
+    return found
+
+
+def test_docs_spec_numbers_its_sections() -> None:
+    assert {"§1", "§2", "§2.1", "§3", "§4", "§5", "§6"} <= sections_of(ROOT / "docs" / "spec.md")
+
+
+def test_every_section_citation_names_a_section_that_exists() -> None:
+    """Every "docs/spec.md §n" in code, tests, docs, captures and cases resolves to a heading of docs/spec.md
+    (subsections included: "§2.1" needs a "### §2.1" heading), and every other "X.md §n" to a heading of a
+    Markdown file the repository holds."""
+    files = tracked_files()
+    markdown = {path.relative_to(ROOT).as_posix(): path for path in files if path.suffix == ".md"}
+    cache: dict[str, set[str]] = {}
+
+    def sections(document: str) -> set[str] | None:
+        path = markdown.get(str(Path(document)))
+        if path is None:
+            return None
+        if document not in cache:
+            cache[document] = sections_of(path)
+        return cache[document]
+
+    found: list[str] = []
+    cited = 0
+    for path in files:
+        relative = path.relative_to(ROOT).as_posix()
         text = text_of(path)
-        if text is None:
+        if text is None or relative == SELF:
             continue
-        for first, rest in re.findall(r"docs/spec\.md (§\d+)((?:(?:-|, | and )§\d+)*)", text):
-            cited |= {first, *re.findall(r"§\d+", rest)}
-    assert cited and cited <= sections, cited - sections
+        cited += len(CITATION.findall(text))
+        found += unresolved_citations(relative, text, sections)
+    assert cited > 50, "the search finds the citations"
+    assert not found, "citations of sections that do not exist:\n" + "\n".join(found[:40])
+
+
+SPEC_SECTIONS = {"docs/spec.md": {"§1", "§2", "§2.1", "§4", "§5"}, "docs/other.md": {"§1"}}
+
+
+@pytest.mark.parametrize("line", [
+    "docs/spec.md §9",
+    "(docs/spec.md §2.9)",
+    "docs/spec.md §3",
+    "docs/spec.md §4-§6",
+    "docs/spec.md §1, §2 and §7",
+    "what a request sends back (context.md §8)",
+    "other.md §2",
+])
+def test_a_citation_of_a_missing_section_is_found(line: str) -> None:
+    assert unresolved_citations("docs/x.md", line, SPEC_SECTIONS.get)
+
+
+@pytest.mark.parametrize("line", [
+    "as docs/spec.md §4 says",
+    "(docs/spec.md §2.1).",
+    "docs/spec.md §4-§5",
+    "docs/spec.md §1, §2 and §5",
+    "other.md §1",  # docs/other.md, from the citing file's folder
+    "RFC 9110 §7.6.1",  # not a Markdown document
+    "WHATWG HTML Living Standard, §9.2.6",
+])
+def test_a_citation_of_an_existing_section_passes(line: str) -> None:
+    assert not unresolved_citations("docs/x.md", line, SPEC_SECTIONS.get)
