@@ -8,7 +8,7 @@ any engine to map over an archive; :class:`checker.engine.StreamLinter` for byte
 
 from typing import Any
 
-__version__ = "0.1.0"
+from checker.version import __version__
 
 __all__ = ["__version__", "lint_bytes", "lint_path"]
 

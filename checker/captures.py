@@ -11,7 +11,8 @@ A capture ``X.sse`` may have sidecars next to it:
 ``lint`` also reads compressed captures (``X.sse.gz``, ``X.sse.zst``, sidecars
 still ``X.request.json``) and captures at any fsspec URL (``s3://``, ``gs://``,
 ``https://``, ``memory://``...): those go through :mod:`checker.remote`, which
-imports fsspec only when a URL is given.
+imports fsspec only when a URL is given. What a capture's name and bytes look like (suffixes, stems,
+compression) is :mod:`checker.capture_format`, which both use.
 """
 
 from __future__ import annotations
@@ -20,29 +21,15 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from checker.capture_format import (CAPTURE_SUFFIX, COMPRESSED_SUFFIXES, READ_BLOCK, capture_stem, decompressed,
+                                    is_url)
 from checker.errors import UsageError
 
-CAPTURE_SUFFIX = ".sse"
-# Compressed captures lint reads (decompressed on the fly): gzip from the standard library, zstd from the
-# `archive` extra's zstandard.
-COMPRESSED_SUFFIXES = (".sse.gz", ".sse.zst")
-READ_BLOCK = 64 * 1024
-
-
-def is_url(text: str) -> bool:
-    """``scheme://...`` (s3, gs, https, file, memory...): read through fsspec, not the local file system."""
-    scheme, sep, _ = text.partition("://")
-    return bool(sep) and scheme.replace("+", "").replace("-", "").isalnum() and len(scheme) > 1
-
-
-def capture_stem(name: str) -> str:
-    """``X`` of ``X.sse``, ``X.sse.gz``, ``X.sse.zst`` (a name without those suffixes is its own stem)."""
-    for suffix in (*COMPRESSED_SUFFIXES, CAPTURE_SUFFIX):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
+# Callers import these names from here too.
+__all__ = ["CAPTURE_SUFFIX", "COMPRESSED_SUFFIXES", "READ_BLOCK", "capture_stem", "decompressed", "expand", "is_url",
+           "load_json_sidecar", "read_chunks", "request_for", "sidecar"]
 
 
 def expand(paths: list[str], *, compressed: bool = False) -> list[Path | str]:
@@ -125,25 +112,3 @@ def read_chunks(source: Path | str, block: int = READ_BLOCK) -> Iterator[bytes]:
         raise UsageError(f"{path}: is a directory")
     with path.open("rb") as handle:
         yield from decompressed(handle, path.name, block)
-
-
-def decompressed(handle: IO[bytes], name: str, block: int = READ_BLOCK) -> Iterator[bytes]:
-    """The blocks of an open capture, gunzipped or unzstd'ed by its name (``.sse.gz``, ``.sse.zst``)."""
-    errors: tuple[type[Exception], ...] = (EOFError, ValueError)  # a truncated or corrupt frame
-    if name.endswith(".gz"):
-        import gzip
-
-        handle = gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[assignment]
-    elif name.endswith(".zst"):
-        try:
-            import zstandard
-        except ImportError:
-            raise UsageError(f"{name}: reading .zst captures needs zstandard: "
-                             "pip install 'sse-check[archive]'") from None
-        handle = zstandard.ZstdDecompressor().stream_reader(handle)  # type: ignore[assignment]
-        errors += (zstandard.ZstdError,)
-    try:
-        while chunk := handle.read(block):
-            yield chunk
-    except errors as exc:
-        raise UsageError(f"{name}: cannot decompress: {exc}") from None

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from checker import __version__
+from checker.version import __version__
 from checker.errors import UsageError
 
 # Command name -> module. Imported lazily so `sse-check rules` does not pay for

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker import __version__
+from checker.version import __version__
 
 META_VERSION = 1
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from checker.captures import CAPTURE_SUFFIX, COMPRESSED_SUFFIXES, READ_BLOCK, capture_stem, decompressed
+from checker.capture_format import CAPTURE_SUFFIX, COMPRESSED_SUFFIXES, READ_BLOCK, capture_stem, decompressed
 from checker.errors import UsageError
 
 EXTRA_HINT = "pip install 'sse-check[archive]'"

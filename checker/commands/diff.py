@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from rich.text import Text
 
-from checker import __version__
+from checker.version import __version__
 from checker.captures import CAPTURE_SUFFIX, read_chunks, request_for
 from checker.commands.common import open_output
 from checker.diff import Change, ShapeBuilder, StreamShape, compare

@@ -47,7 +47,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from checker import __version__
+from checker.version import __version__
 from checker.engine import Limits, LintResult
 from checker.errors import UsageError
 from checker.exchange_meta import ENDINGS, Ending, ExchangeMeta, header_of

@@ -15,12 +15,12 @@ from typing import IO, Any
 from rich.table import Table
 from rich.text import Text
 
-from checker import __version__
 from checker.console import make_console
 from checker.replay.cases import CaseResult, Target
 from checker.report.github import escape_data, escape_property
 from checker.report.junit import xml_text
 from checker.report.markdown import cell, code_cell
+from checker.version import __version__
 
 
 def case_name(result: CaseResult) -> str:

@@ -9,11 +9,11 @@ from typing import IO, Any
 from rich.table import Table
 from rich.text import Text
 
-from checker import __version__
 from checker.console import make_console
 from checker.findings import Finding, Severity
 from checker.replay import live
 from checker.replay.live_run import Exchange, LiveRun, Verdict
+from checker.version import __version__
 
 REPORT_VERSION = 1
 

@@ -22,7 +22,7 @@ from typing import IO, Any
 
 import orjson
 
-from checker import __version__
+from checker.version import __version__
 from checker.engine import TRACE_DATA_CLIP, LintResult
 from checker.findings import Finding, Severity
 from checker.report import ReportOptions, Summary

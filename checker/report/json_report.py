@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any
 
-from checker import __version__
+from checker.version import __version__
 from checker.engine import LintResult
 from checker.findings import Severity
 from checker.report import REPORT_VERSION, ReportOptions, Summary

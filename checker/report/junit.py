@@ -14,7 +14,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import IO
 
-from checker import __version__
+from checker.version import __version__
 from checker.engine import LintResult
 from checker.findings import Finding
 from checker.report import ReportOptions, Summary

@@ -17,7 +17,7 @@ from pathlib import PurePath
 from typing import IO, Any
 from urllib.parse import quote
 
-from checker import __version__
+from checker.version import __version__
 from checker.baseline import fingerprint, scenario_key
 from checker.clients import describe
 from checker.engine import LintResult

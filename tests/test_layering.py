@@ -1,0 +1,319 @@
+"""The layering of checker/: which module may import which (CONTRIBUTING.md shows the same table).
+
+LAYERS lists the modules of checker/ from the lowest layer to the highest. A module may import from its own
+layer and from the layers below it, never from a higher one; and no import cycle joins two modules. Every
+import the code makes counts: at the top of a module, inside a function (a lazy import), under
+``if TYPE_CHECKING:``, and ``importlib.import_module("checker....")`` with a literal name. A registry that lists
+modules in strings and imports one when asked (the CLI's COMMANDS, the report's REPORTERS) is data read at run
+time: the module it names imports the registry, not the other way round.
+
+A name in LAYERS covers a module (``engine``) or a package with all its submodules (``dialects``), except the
+submodules a longer name places elsewhere (``live.probe_command``). A new module in a listed package needs no
+change; a new top-level module is one word added to its layer's line. After changing LAYERS, run
+``python tests/test_layering.py`` to rewrite CONTRIBUTING.md's table.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "checker"
+
+# The map, lowest layer first: (layer, its modules under checker/, what it is).
+LAYERS: tuple[tuple[str, str, str], ...] = (
+    ("foundations", "findings errors text console clients version synth",
+     "findings and positions, errors, text helpers, terminal output, the client list"),
+    ("rules", "rules", "the rule registry and the rule families: codes, messages, sources"),
+    ("wire", "sse schemas profiles request_checks", "the SSE decoder, JSON Schemas, profiles, request checks"),
+    ("dialects", "dialects", "one package per wire format: vocabulary, machine, item forms"),
+    ("engine", "engine", "the pipeline: bytes, events, a dialect's machine, findings"),
+    ("exchange", "http_checks", "a whole HTTP exchange: status, headers, a non-streamed body"),
+    ("verdicts", "compat oracles baseline", "the client matrix, client oracles, baselines"),
+    ("reports", "report diff rules.docs", "the reporters, diffs of two runs, the rules' docs"),
+    ("jobs", "capture_format captures remote executors lint_job api",
+     "capture files and URLs, lint jobs, the Python API"),
+    ("live", "live replay", "probe, proxy, serve, history replay"),
+    ("commands", "commands live.probe_command live.proxy_command live.proxy_observe live.serve_command "
+     "replay.command replay.live_command", "the sse-check commands: options, running, output"),
+    ("entry points", "cli __main__ __init__ pytest_plugin", "the command line, the package, the pytest plugin"),
+)
+
+# Imports from a higher layer that are known and being removed, with who removes them. An entry that no longer
+# matches an import fails the test: delete its line once the import is gone.
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {
+    ("dialects.responses.nonstream", "engine"):
+        "being removed this session (engine-split, H2): the schema findings move to the dialect package",
+}
+
+# Import cycles that are known and being removed, with who removes them (stale entries fail the same way).
+ALLOWED_CYCLES: dict[frozenset[str], str] = {
+    frozenset({"live.probe_command", "replay.live_command"}):
+        "being removed this session (commands, H4): the commands move to checker/commands/",
+    frozenset({"live.proxy_command", "live.proxy_observe"}):
+        "being removed this session (commands, H4): the commands move to checker/commands/",
+}
+
+CONTRIBUTING = ROOT / "CONTRIBUTING.md"
+TABLE_START = "<!-- layers: generated from tests/test_layering.py (python tests/test_layering.py) -->"
+TABLE_END = "<!-- /layers -->"
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module, relative to checker/ ("live.probe"; "__init__" for the package)
+    target: str  # the imported module, the same way
+    line: int
+
+    def where(self) -> str:
+        return f"{module_path(self.source)}:{self.line}"
+
+
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = list(path.relative_to(package).with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
+
+
+def module_path(name: str) -> str:
+    for candidate in (PACKAGE / (name.replace(".", "/") + ".py"), PACKAGE / name.replace(".", "/") / "__init__.py"):
+        if candidate.is_file():
+            return candidate.relative_to(ROOT).as_posix()
+    return f"checker/{name}"
+
+
+def modules(package: Path = PACKAGE) -> dict[str, Path]:
+    return {module_name(path, package): path for path in sorted(package.rglob("*.py"))}
+
+
+def _absolute(module: str, is_package: bool, level: int, name: str | None) -> str:
+    """The absolute dotted name of ``from <level dots><name> import ...`` written in ``module``."""
+    if not level:
+        return name or ""
+    base = ["checker", *([] if module == "__init__" else module.split("."))]
+    if not is_package:
+        base.pop()
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def _relative(dotted: str) -> str:
+    return dotted.removeprefix("checker.")
+
+
+def imports_of(module: str, source: str, known: Iterable[str], *, is_package: bool = False) -> list[Import]:
+    """Every import of a checker module that ``source`` (the text of ``module``) makes, wherever it stands."""
+    names = set(known)
+
+    def resolve(dotted: str) -> str | None:
+        # "checker.rules.framing.X" -> the longest known module name that prefixes it.
+        if dotted != "checker" and not dotted.startswith("checker."):
+            return None
+        parts = dotted.split(".")[1:]
+        while parts:
+            if ".".join(parts) in names:
+                return ".".join(parts)
+            parts.pop()
+        return "__init__"
+
+    found: list[Import] = []
+    for node in ast.walk(ast.parse(source)):
+        targets: list[str | None] = []
+        if isinstance(node, ast.Import):
+            targets = [resolve(alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(module, is_package, node.level, node.module)
+            # `from checker.rules import framing` imports the module checker.rules.framing.
+            targets = [resolve(f"{base}.{alias.name}") if _relative(f"{base}.{alias.name}") in names
+                       else resolve(base) for alias in node.names]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "import_module" and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)):
+            targets = [resolve(node.args[0].value)]
+        found += [Import(module, target, node.lineno) for target in targets if target and target != module]
+    return found
+
+
+def all_imports(package: Path = PACKAGE) -> list[Import]:
+    found = modules(package)
+    return [imp for name, path in found.items()
+            for imp in imports_of(name, path.read_text(encoding="utf-8"), found, is_package=path.name == "__init__.py")]
+
+
+def layer_of(module: str, layers: tuple[tuple[str, str, str], ...] = LAYERS) -> int | None:
+    """The index of the layer whose longest name covers ``module`` (None: no layer lists it)."""
+    best: tuple[int, int] | None = None
+    for index, (_, names, _) in enumerate(layers):
+        for name in names.split():
+            if module == name or module.startswith(name + "."):
+                if best is None or len(name) > best[0]:
+                    best = (len(name), index)
+    return None if best is None else best[1]
+
+
+def cycles(edges: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def render_table(layers: tuple[tuple[str, str, str], ...] = LAYERS) -> str:
+    """LAYERS as the Markdown table of CONTRIBUTING.md, highest layer first (the way a reader meets them)."""
+    lines = ["| # | layer | modules in `checker/` (a package: all its modules) | what it holds |",
+             "|---|---|---|---|"]
+    for number, (layer, names, what) in reversed(list(enumerate(layers, 1))):
+        shown = ", ".join(f"`{name.replace('.', '/')}/`" if (PACKAGE / name.replace(".", "/")).is_dir()
+                          else f"`{name.replace('.', '/')}.py`" if name != "__init__" else "`__init__.py`"
+                          for name in names.split())
+        lines.append(f"| {number} | {layer} | {shown} | {what} |")
+    return "\n".join(lines)
+
+
+# --- the tests ----------------------------------------------------------------------------------------------
+
+
+def test_every_module_is_in_one_layer_and_every_name_is_a_module() -> None:
+    found = modules()
+    assert len(found) > 50
+    unplaced = sorted(name for name in found if layer_of(name) is None)
+    assert not unplaced, f"modules in no layer (add each to its layer in LAYERS, tests/test_layering.py): {unplaced}"
+    listed = [name for _, names, _ in LAYERS for name in names.split()]
+    assert len(listed) == len(set(listed)), "a name is listed twice"
+    stale = [name for name in listed if not any(m == name or m.startswith(name + ".") for m in found)]
+    assert not stale, f"LAYERS names what checker/ does not hold (delete it): {stale}"
+
+
+def test_no_module_imports_from_a_higher_layer() -> None:
+    upward: dict[tuple[str, str], Import] = {}
+    for imp in all_imports():
+        source, target = layer_of(imp.source), layer_of(imp.target)
+        if source is not None and target is not None and target > source:
+            upward.setdefault((imp.source, imp.target), imp)
+    wrong = [f"{imp.where()}: {imp.source} ({LAYERS[layer_of(imp.source) or 0][0]}) imports {imp.target} "
+             f"({LAYERS[layer_of(imp.target) or 0][0]})" for key, imp in sorted(upward.items())
+             if key not in ALLOWED_UPWARD]
+    assert not wrong, "imports from a higher layer:\n" + "\n".join(wrong)
+    gone = sorted(set(ALLOWED_UPWARD) - set(upward))
+    assert not gone, f"ALLOWED_UPWARD names imports that are gone (delete their lines): {gone}"
+
+
+def test_no_import_cycle() -> None:
+    found = all_imports()
+    edges: dict[str, set[str]] = {}
+    for imp in found:
+        edges.setdefault(imp.source, set()).add(imp.target)
+    components = cycles(edges)
+    wrong = []
+    for component in components:
+        if frozenset(component) in ALLOWED_CYCLES:
+            continue
+        members = set(component)
+        joined = [f"{imp.where()} imports {imp.target}" for imp in found
+                  if imp.source in members and imp.target in members]
+        wrong.append(" <-> ".join(component) + ":\n    " + "\n    ".join(sorted(set(joined))))
+    assert not wrong, "import cycles:\n" + "\n".join(wrong)
+    gone = [sorted(c) for c in ALLOWED_CYCLES if c not in {frozenset(c) for c in components}]
+    assert not gone, f"ALLOWED_CYCLES names cycles that are gone (delete their lines): {gone}"
+
+
+def test_contributing_shows_this_map() -> None:
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    assert TABLE_START in text and TABLE_END in text, f"CONTRIBUTING.md lacks the markers {TABLE_START!r}"
+    shown = text.split(TABLE_START, 1)[1].split(TABLE_END, 1)[0].strip()
+    assert shown == render_table(), "CONTRIBUTING.md's layer table differs from LAYERS: python tests/test_layering.py"
+
+
+# --- the reader and the checks find what they look for --------------------------------------------------------
+
+SAMPLE = """
+import json
+import checker.sse
+from checker.rules import framing
+from .. import text
+from ..rules.registry import Rule
+from .y import helper
+if TYPE_CHECKING:
+    from checker.engine import StreamLinter
+
+def later():
+    from checker.report import get_reporter
+    import importlib
+    return importlib.import_module("checker.live.probe")
+"""
+
+
+def test_the_reader_finds_every_kind_of_import() -> None:
+    known = {"__init__", "sse", "rules", "rules.framing", "rules.registry", "text", "report", "live", "live.probe",
+             "engine", "dialects", "dialects.x", "dialects.y"}
+    found = imports_of("dialects.x", SAMPLE, known)
+    assert {imp.target for imp in found} == {"sse", "rules.framing", "text", "rules.registry", "dialects.y", "engine",
+                                             "report", "live.probe"}
+    assert [imp.line for imp in found if imp.target == "report"] == [12]  # the lazy import, where it stands
+
+
+def test_the_layer_of_a_module_is_its_longest_name() -> None:
+    layers = (("low", "a", ""), ("high", "b a.x", ""))
+    assert layer_of("a", layers) == 0
+    assert layer_of("a.y", layers) == 0
+    assert layer_of("a.x", layers) == 1 and layer_of("a.x.z", layers) == 1
+    assert layer_of("ab", layers) is None
+
+
+def test_cycles_are_found_through_any_length() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set(), "c": {"c"}}) == []
+
+
+def write_contributing() -> None:
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    head, rest = text.split(TABLE_START, 1)
+    _, tail = rest.split(TABLE_END, 1)
+    CONTRIBUTING.write_text(f"{head}{TABLE_START}\n{render_table()}\n{TABLE_END}{tail}", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_contributing()
+    print(f"{CONTRIBUTING.relative_to(ROOT)}: layer table written", file=sys.stderr)
