@@ -96,8 +96,9 @@ test-all: test test-real-server  ## both suites
 bench: $(STAMP)  ## speed, memory and load (ratios to in-run baselines)
 	$(BIN)/python bench/bench.py
 
-docs: $(STAMP)  ## docs/rules and README tables from the rule registry
+docs: $(STAMP)  ## docs/rules, README tables, CONTRIBUTING's layer table
 	$(BIN)/python -m checker.rules.docs docs/rules
+	$(BIN)/python tests/test_layering.py
 
 # The corpus snapshots (tests/snapshots/, checked by tests/test_snapshots.py) rewritten from today's findings:
 # run it only when a change of findings is intended, and say why in the commit.
