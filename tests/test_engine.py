@@ -137,7 +137,7 @@ def test_codex_profile_ignores_what_codex_ignores() -> None:
     for e in events:
         e.pop("sequence_number")
         e.pop("output_index", None)
-    data = encode(events, event_line=False)
+    data = encode(events, event_line=None)
     assert {"LIF015", "ITM001", "SSE009"} <= set(codes(data))
     assert codes(data, profile=get_profile("codex")) == []
 
