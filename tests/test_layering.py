@@ -3,7 +3,8 @@
 LAYERS lists the modules of checker/ from the lowest layer to the highest. A module may import from its own
 layer and from the layers below it, never from a higher one; and no import cycle joins two modules. Every
 import the code makes counts: at the top of a module, inside a function (a lazy import), under
-``if TYPE_CHECKING:``, and ``importlib.import_module("checker....")`` with a literal name. A registry that lists
+``if TYPE_CHECKING:`` (for the layers only: such an import never runs, so it makes no cycle), and
+``importlib.import_module("checker....")`` with a literal name. A registry that lists
 modules in strings and imports one when asked (the CLI's COMMANDS, the report's REPORTERS) is data read at run
 time: the module it names imports the registry, not the other way round.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,10 +33,14 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
     ("foundations", "findings errors text console clients version synth",
      "findings and positions, errors, text helpers, terminal output, the client list"),
     ("rules", "rules", "the rule registry and the rule families: codes, messages, sources"),
-    ("wire", "sse schemas profiles request_checks", "the SSE decoder, JSON Schemas, profiles, request checks"),
-    ("dialects", "dialects", "one package per wire format: vocabulary, machine, item forms"),
-    ("engine", "engine", "the pipeline: bytes, events, a dialect's machine, findings"),
-    ("exchange", "http_checks", "a whole HTTP exchange: status, headers, a non-streamed body"),
+    ("wire", "sse schemas schema_files schema_errors request_checks",
+     "the SSE decoder, the JSON Schemas, request checks"),
+    ("dialects", "dialects", "one package per wire format: vocabulary, machine, schema findings, client effects"),
+    ("profiles", "profiles", "where the references disagree, per dialect, as data"),
+    ("engine", "engine body_sniff json_scan finding_sink",
+     "the pipeline: bytes, events, a dialect's machine, findings"),
+    ("exchange", "exchange_meta http_checks",
+     "a whole HTTP exchange: its record, status, headers, a non-streamed body"),
     ("verdicts", "compat oracles baseline", "the client matrix, client oracles, baselines"),
     ("reports", "report diff rules.docs", "the reporters, diffs of two runs, the rules' docs"),
     ("jobs", "capture_format captures remote executors lint_job api",
@@ -45,16 +51,20 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
     ("entry points", "cli __main__ __init__ pytest_plugin", "the command line, the package, the pytest plugin"),
 )
 
-# Imports from a higher layer that are known and being removed, with who removes them. An entry that no longer
-# matches an import fails the test: delete its line once the import is gone.
-ALLOWED_UPWARD: dict[tuple[str, str], str] = {
-    ("dialects.responses", "engine"):
-        "being removed this session (engine-split, H2): the schema findings move to the dialect package",
-    ("dialects.responses.nonstream", "engine"):
-        "being removed this session (engine-split, H2): the schema findings move to the dialect package",
-}
+# Names other engineers add or remove this session: listed above before they land (or after they leave) so that
+# neither their merge nor this map waits for the other. Delete a name here once main has settled it.
+IN_FLIGHT = frozenset({
+    "schema_files", "schema_errors",  # module-split (H3): schemas.py split
+    "exchange_meta",  # commands (H4): the probe/proxy meta record as a typed contract
+    "live.probe_command", "live.proxy_command", "live.proxy_observe", "live.serve_command", "replay.command",
+    "replay.live_command",  # commands (H4): moving into checker/commands/
+})
 
-# Import cycles that are known and being removed, with who removes them (stale entries fail the same way).
+# Imports from a higher layer that are known and being removed, with who removes them; whoever removes one
+# deletes its line (an entry that matches no import is reported as gone, not failed, while work is in flight).
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
+
+# Import cycles that are known and being removed, with who removes them (the same way).
 ALLOWED_CYCLES: dict[frozenset[str], str] = {
     frozenset({"live.probe_command", "replay.live_command"}):
         "being removed this session (commands, H4): the commands move to checker/commands/",
@@ -72,6 +82,7 @@ class Import:
     source: str  # the importing module, relative to checker/ ("live.probe"; "__init__" for the package)
     target: str  # the imported module, the same way
     line: int
+    typing_only: bool = False  # under `if TYPE_CHECKING:`: it never runs
 
     def where(self) -> str:
         return f"{module_path(self.source)}:{self.line}"
@@ -110,6 +121,11 @@ def _relative(dotted: str) -> str:
     return dotted.removeprefix("checker.")
 
 
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 def imports_of(module: str, source: str, known: Iterable[str], *, is_package: bool = False) -> list[Import]:
     """Every import of a checker module that ``source`` (the text of ``module``) makes, wherever it stands."""
     names = set(known)
@@ -125,8 +141,11 @@ def imports_of(module: str, source: str, known: Iterable[str], *, is_package: bo
             parts.pop()
         return "__init__"
 
+    tree = ast.parse(source)
+    typing_only = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.If) and _is_type_checking(node.test)
+                   for statement in node.body for inner in ast.walk(statement)}
     found: list[Import] = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         targets: list[str | None] = []
         if isinstance(node, ast.Import):
             targets = [resolve(alias.name) for alias in node.names]
@@ -139,7 +158,8 @@ def imports_of(module: str, source: str, known: Iterable[str], *, is_package: bo
               and node.func.attr == "import_module" and node.args and isinstance(node.args[0], ast.Constant)
               and isinstance(node.args[0].value, str)):
             targets = [resolve(node.args[0].value)]
-        found += [Import(module, target, node.lineno) for target in targets if target and target != module]
+        found += [Import(module, target, node.lineno, id(node) in typing_only)
+                  for target in targets if target and target != module]
     return found
 
 
@@ -224,7 +244,8 @@ def test_every_module_is_in_one_layer_and_every_name_is_a_module() -> None:
     assert not unplaced, f"modules in no layer (add each to its layer in LAYERS, tests/test_layering.py): {unplaced}"
     listed = [name for _, names, _ in LAYERS for name in names.split()]
     assert len(listed) == len(set(listed)), "a name is listed twice"
-    stale = [name for name in listed if not any(m == name or m.startswith(name + ".") for m in found)]
+    stale = [name for name in listed if not any(m == name or m.startswith(name + ".") for m in found)
+             and name not in IN_FLIGHT]
     assert not stale, f"LAYERS names what checker/ does not hold (delete it): {stale}"
 
 
@@ -237,13 +258,18 @@ def test_no_module_imports_from_a_higher_layer() -> None:
     wrong = [f"{imp.where()}: {imp.source} ({LAYERS[layer_of(imp.source) or 0][0]}) imports {imp.target} "
              f"({LAYERS[layer_of(imp.target) or 0][0]})" for key, imp in sorted(upward.items())
              if key not in ALLOWED_UPWARD]
-    assert not wrong, "imports from a higher layer:\n" + "\n".join(wrong)
+    hint = ("\n(`from checker import __version__` imports the package, the top layer: import it from "
+            "checker.version)" if any(target == "__init__" for _, target in upward) else "")
+    assert not wrong, "imports from a higher layer:\n" + "\n".join(wrong) + hint
     gone = sorted(set(ALLOWED_UPWARD) - set(upward))
-    assert not gone, f"ALLOWED_UPWARD names imports that are gone (delete their lines): {gone}"
+    if gone:
+        warnings.warn(f"ALLOWED_UPWARD names imports that are gone (delete their lines): {gone}", stacklevel=1)
 
 
 def test_no_import_cycle() -> None:
-    found = all_imports()
+    """Imports under ``if TYPE_CHECKING:`` never run and are left out here (a module split into helpers may name
+    its owner's class in their annotations); they count for the layers above."""
+    found = [imp for imp in all_imports() if not imp.typing_only]
     edges: dict[str, set[str]] = {}
     for imp in found:
         edges.setdefault(imp.source, set()).add(imp.target)
@@ -258,7 +284,8 @@ def test_no_import_cycle() -> None:
         wrong.append(" <-> ".join(component) + ":\n    " + "\n    ".join(sorted(set(joined))))
     assert not wrong, "import cycles:\n" + "\n".join(wrong)
     gone = [sorted(c) for c in ALLOWED_CYCLES if c not in {frozenset(c) for c in components}]
-    assert not gone, f"ALLOWED_CYCLES names cycles that are gone (delete their lines): {gone}"
+    if gone:
+        warnings.warn(f"ALLOWED_CYCLES names cycles that are gone (delete their lines): {gone}", stacklevel=1)
 
 
 def test_contributing_shows_this_map() -> None:
@@ -294,6 +321,7 @@ def test_the_reader_finds_every_kind_of_import() -> None:
     assert {imp.target for imp in found} == {"sse", "rules.framing", "text", "rules.registry", "dialects.y", "engine",
                                              "report", "live.probe"}
     assert [imp.line for imp in found if imp.target == "report"] == [12]  # the lazy import, where it stands
+    assert [imp.target for imp in found if imp.typing_only] == ["engine"]
 
 
 def test_the_layer_of_a_module_is_its_longest_name() -> None:
