@@ -393,7 +393,11 @@ class StreamLinter:
             )
             return
         obj = self._parse(ev, obj, out)
-        if obj is _UNPARSED or not self._recognised(ev, obj, out):
+        if obj is _UNPARSED:
+            return
+        if self._first_object:
+            self._recognise(ev, obj, out)
+        if self._foreign:
             return
         self._check_object(ev, obj, violations, out)
 
@@ -430,17 +434,15 @@ class StreamLinter:
             return _UNPARSED
         return obj
 
-    def _recognised(self, ev: SSEEvent, obj: dict[str, Any], out: list[Finding]) -> bool:
-        """Whether the event is checked as a Responses event. The first event object decides it for the
-        stream (another API's stream gets one SCH010, then silence), and whether the hot path may be taken."""
-        if self._first_object:
-            self._first_object = False
-            foreign = foreign_api(obj)
-            if foreign is not None:
-                self._foreign = True
-                self._emit(schema.WRONG_API.finding(ev.position, api=foreign[0], evidence=foreign[1]), out)
-            self._plain = not self._foreign and self._trace is None
-        return not self._foreign
+    def _recognise(self, ev: SSEEvent, obj: dict[str, Any], out: list[Finding]) -> None:
+        """The stream's first event object decides whether it is a Responses stream (another API's stream gets
+        one SCH010, then silence) and whether the hot path may be taken."""
+        self._first_object = False
+        foreign = foreign_api(obj)
+        if foreign is not None:
+            self._foreign = True
+            self._emit(schema.WRONG_API.finding(ev.position, api=foreign[0], evidence=foreign[1]), out)
+        self._plain = not self._foreign and self._trace is None
 
     def _check_object(self, ev: SSEEvent, obj: dict[str, Any], violations: list[Any] | None,
                       out: list[Finding]) -> None:
@@ -467,8 +469,9 @@ class StreamLinter:
         if not self.machine.terminated:
             if violations is None:
                 violations = self.schemas.validate_event(obj)
-            for finding in schema_findings(violations, etype, pos):
-                self._emit(finding, out)
+            if violations:
+                for finding in schema_findings(violations, etype, pos):
+                    self._emit(finding, out)
         try:
             findings = self.machine.handle(obj, pos)
         except Exception as exc:  # noqa: BLE001 - one event's verdict, never the run (docs/robustness.md)
