@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker.dialects.responses.final_forms import part_text as _part_text
 from checker.findings import Finding, Position
 from checker.rules import reconcile
 from checker.text import TextAccumulator, describe_difference
@@ -127,10 +128,3 @@ class ShadowItems:
 
     def discard(self, item_id: str) -> None:
         self._items.pop(item_id, None)
-
-
-def _part_text(part: Any) -> str | None:
-    if not isinstance(part, dict):
-        return None
-    value = part.get("refusal") if part.get("type") == "refusal" else part.get("text")
-    return value if isinstance(value, str) else None
