@@ -578,10 +578,11 @@ def test_a_valid_delta_is_cheap() -> None:
 
 def _one_compiled_schema(schema_set: SchemaSet, event: dict[str, Any]) -> list[SchemaViolation]:
     """The violations of ``event`` under its whole event schema compiled as one (no shared parts)."""
-    from checker.schemas import BASE_URI, _compile_rust, _document, _from_rust, _violations
+    from checker.schema_errors import from_rust, violations
+    from checker.schema_files import BASE_URI, compile_rust, document
 
-    validator = _compile_rust(_document(f"{BASE_URI}{schema_set.name}/events/{event['type']}.json"))
-    return [] if validator.is_valid(event) else _violations(_from_rust(validator.iter_errors(event)))
+    validator = compile_rust(document(f"{BASE_URI}{schema_set.name}/events/{event['type']}.json"))
+    return [] if validator.is_valid(event) else violations(from_rust(validator.iter_errors(event)))
 
 
 SPLIT_CASES = [
