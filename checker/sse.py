@@ -27,7 +27,6 @@ finding) rather than buffered, and an event whose data exceeds
 
 from __future__ import annotations
 
-import codecs
 import re
 from typing import NamedTuple
 
@@ -35,6 +34,7 @@ import orjson
 
 from checker.findings import Finding, Position
 from checker.rules import framing
+from checker.sse_lines import LineHygiene, is_utf8, repair
 
 BOM = b"\xef\xbb\xbf"
 _FIELD_END = re.compile(rb"[:\r\n]")
@@ -99,10 +99,7 @@ class SSEDecoder:
         self._line_no = 1  # number of the next line to be completed
         self._skipping_line = False  # inside an over-long line
         self._skipped_line_start = 0  # where that line started (its end is reported there, as for any line)
-        self._eol_kinds: set[str] = set()
-        self._mixed_reported = False
-        self._lone_cr_reported = False
-        self._nul_reported = False
+        self._hygiene = LineHygiene()  # line ends, NUL bytes (checker/sse_lines.py)
         self._events = 0
         # Pending event block.
         self._data: list[bytes] = []
@@ -187,12 +184,12 @@ class SSEDecoder:
             line, self._buf = self._buf, b""
             start = self._buf_offset
             self._buf_offset += len(line)
-            if not self._nul_reported and b"\x00" in line:
-                self._report_nul(line, start, out)
+            if not self._hygiene.nul_reported and b"\x00" in line:
+                self._hygiene.report_nul(line, start, self._line_no, out)
             try:
                 line.decode("utf-8")
             except UnicodeDecodeError:
-                line = self._repair(line, start, out)
+                line = repair(line, start, self._line_no, out)
             self._line(line, start, self._buf_offset, out)
         if self._data or self._fields or self._event_name is not None:
             # Whether its data is whole JSON: a decoder that flushes the pending event (openai-node's) then
@@ -244,7 +241,7 @@ class SSEDecoder:
             self._skipping_line = False
             # The skipped line's end is read like any other: its kind counts for mixed endings and a lone CR,
             # as when the whole line arrives in one chunk.
-            self._line_end(_EOL_KINDS[m.group()], self._skipped_line_start, out)
+            self._hygiene.line_end(_EOL_KINDS[m.group()], self._skipped_line_start, self._line_no, out)
             cut = m.end()
             self._buf_offset += cut
             self._line_no += 1
@@ -286,18 +283,19 @@ class SSEDecoder:
         base = self._buf_offset
         self._buf_offset += len(block)
         # isascii() settles most blocks without building the decoded str (as large as the block).
-        valid = block.isascii() or _is_utf8(block)
-        check_nul = not self._nul_reported and b"\x00" in block
+        valid = block.isascii() or is_utf8(block)
+        hygiene = self._hygiene
+        check_nul = not hygiene.nul_reported and b"\x00" in block
         # A line over the limit is skipped unread (LINE_TOO_LONG), as it is when it arrives in pieces and is
         # dropped while buffering: its bytes are not checked for NUL or UTF-8 either way.
         limit = self.max_line_bytes
         if b"\r" not in block:
             # The first LF is noted at its line; after that line when the line is over the limit (LINE_TOO_LONG
             # first), as when such a line arrives in pieces and its end is seen only after it was skipped.
-            note_lf = "lf" not in self._eol_kinds
+            note_lf = "lf" not in hygiene.eol_kinds
             late_lf = note_lf and block.find(b"\n") > limit
             if note_lf and not late_lf:
-                self._note_eol("lf", base, out)
+                hygiene.note_eol("lf", base, self._line_no, out)
             if valid and not check_nul and not late_lf:
                 self._lf_block(block, base, out)
                 return
@@ -306,14 +304,14 @@ class SSEDecoder:
                 end = pos + len(line) + 1
                 if len(line) <= limit:
                     if check_nul and b"\x00" in line:
-                        check_nul = self._report_nul(line, pos, out)
+                        check_nul = hygiene.report_nul(line, pos, self._line_no, out)
                     if not valid:
-                        line = self._repair(line, pos, out)
+                        line = repair(line, pos, self._line_no, out)
                 line_no = self._line_no
                 self._line(line, pos, end, out)
                 if late_lf:
                     late_lf = False
-                    self._note_eol("lf", pos, out, line_no)
+                    hygiene.note_eol("lf", pos, line_no, out)
                 pos = end
             return
         pos = 0
@@ -321,28 +319,18 @@ class SSEDecoder:
             line = block[pos : m.start()]
             kind = _EOL_KINDS[m.group()]
             if len(line) <= limit:
-                self._line_end(kind, base + pos, out)
+                hygiene.line_end(kind, base + pos, self._line_no, out)
                 if check_nul and b"\x00" in line:
-                    check_nul = self._report_nul(line, base + pos, out)
+                    check_nul = hygiene.report_nul(line, base + pos, self._line_no, out)
                 if not valid:
-                    line = self._repair(line, base + pos, out)
+                    line = repair(line, base + pos, self._line_no, out)
                 self._line(line, base + pos, base + m.end(), out)
             else:
                 # Over the limit: LINE_TOO_LONG first, then its end, the order in which pieces would show them.
                 line_no = self._line_no
                 self._line(line, base + pos, base + m.end(), out)
-                self._line_end(kind, base + pos, out, line_no)
+                hygiene.line_end(kind, base + pos, line_no, out)
             pos = m.end()
-
-    def _line_end(self, kind: str, start: int, out: list[SSEEvent | Finding], line: int | None = None) -> None:
-        """Note the end of the line that starts at byte ``start``: mixed endings, a lone CR. ``line`` is that
-        line's number when it was already counted (default: the current line)."""
-        line = self._line_no if line is None else line
-        if kind not in self._eol_kinds:
-            self._note_eol(kind, start, out, line)
-        if kind == "cr" and not self._lone_cr_reported:
-            self._lone_cr_reported = True
-            out.append(framing.LONE_CR.finding(Position(line=line, byte=start), line=line))
 
     def _lf_block(self, block: bytes, base: int, out: list[SSEEvent | Finding]) -> None:
         """Valid UTF-8, LF only: whole simple events at once, other lines one by one.
@@ -399,48 +387,6 @@ class SSEDecoder:
             last_id, retry = self._last_event_id, self._retry
             idle = not self._data and self._event_name is None and not self._fields and not self._too_large
         self._events, self._line_no = events, line_no
-
-    def _report_nul(self, line: bytes, pos: int, out: list[SSEEvent | Finding]) -> bool:
-        """Report the first NUL of the stream; returns whether to keep looking (never)."""
-        self._nul_reported = True
-        at = pos + line.index(b"\x00")
-        where = "comment" if line.startswith(b":") else "data" if line.startswith(b"data") else "field"
-        out.append(framing.NUL_BYTES.finding(Position(line=self._line_no, byte=pos), offset=at, where=where))
-        return False
-
-    def _note_eol(self, kind: str, byte: int, out: list[SSEEvent | Finding], line: int | None = None) -> None:
-        """Note a kind of line end; ``line`` is its line's number when that line was already counted."""
-        self._eol_kinds.add(kind)
-        if len(self._eol_kinds) > 1 and not self._mixed_reported:
-            self._mixed_reported = True
-            names = {"lf": "LF", "crlf": "CRLF", "cr": "CR"}
-            kinds = ", ".join(names[k] for k in ("crlf", "lf", "cr") if k in self._eol_kinds)
-            out.append(
-                framing.MIXED_EOL.finding(
-                    Position(line=self._line_no if line is None else line, byte=byte), kinds=kinds, details={"kinds": kinds}
-                )
-            )
-
-    def _repair(self, line: bytes, pos: int, out: list[SSEEvent | Finding]) -> bytes:
-        """Report every invalid UTF-8 sequence of a line; return it with U+FFFD."""
-        start = 0
-        bad = False
-        while True:
-            try:
-                line[start:].decode("utf-8")
-                break
-            except UnicodeDecodeError as exc:
-                bad = True
-                offset = pos + start + exc.start
-                out.append(
-                    framing.INVALID_UTF8.finding(
-                        Position(line=self._line_no, byte=pos), offset=offset, reason=exc.reason
-                    )
-                )
-                start += exc.end
-        if not bad:
-            return line
-        return line.decode("utf-8", "replace").encode("utf-8")
 
     # -- stage 2: lines → events ---------------------------------------------
 
@@ -532,29 +478,6 @@ class SSEDecoder:
         self._event_name = None
         self._fields = []
         self._too_large = False
-
-
-# UTF-8 is checked in slices of this size, so that a huge line costs no str as large as itself.
-_UTF8_SLICE = 1 << 20
-
-
-def _is_utf8(data: bytes) -> bool:
-    """Whether ``data`` is valid UTF-8 (as ``data.decode("utf-8")`` judges it), without decoding it whole."""
-    if len(data) <= _UTF8_SLICE:
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-        return True
-    decoder = codecs.getincrementaldecoder("utf-8")()  # a sequence cut by a slice boundary is carried over
-    view = memoryview(data)
-    try:
-        for start in range(0, len(data), _UTF8_SLICE):
-            decoder.decode(view[start : start + _UTF8_SLICE])
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def decode_all(data: bytes, **limits: int) -> list[SSEEvent | Finding]:

@@ -1,0 +1,96 @@
+"""What the SSE decoder reports about lines themselves: mixed line ends, a lone CR, NUL bytes, invalid UTF-8.
+
+Each is a hazard for some client rather than a WHATWG error (docs/spec.md §1): mixed endings and NUL bytes are
+reported once per stream, a lone CR once, every invalid UTF-8 sequence where it is (the line then reads with
+U+FFFD, as WHATWG decodes it). Off the hot path: checker/sse.py calls these only for a stream's first line end
+of a kind, and for blocks that hold a CR, a NUL or invalid UTF-8.
+"""
+
+from __future__ import annotations
+
+import codecs
+from typing import TYPE_CHECKING
+
+from checker.findings import Finding, Position
+from checker.rules import framing
+
+if TYPE_CHECKING:
+    from checker.sse import SSEEvent
+
+# UTF-8 is checked in slices of this size, so that a huge line costs no str as large as itself.
+_UTF8_SLICE = 1 << 20
+_EOL_NAMES = {"lf": "LF", "crlf": "CRLF", "cr": "CR"}
+
+
+class LineHygiene:
+    """The line findings of one stream, and which of them were already reported."""
+
+    __slots__ = ("eol_kinds", "mixed_reported", "lone_cr_reported", "nul_reported")
+
+    def __init__(self) -> None:
+        self.eol_kinds: set[str] = set()
+        self.mixed_reported = False
+        self.lone_cr_reported = False
+        self.nul_reported = False
+
+    def note_eol(self, kind: str, byte: int, line: int, out: list[SSEEvent | Finding]) -> None:
+        """Note a kind of line end, seen at the line numbered ``line``."""
+        self.eol_kinds.add(kind)
+        if len(self.eol_kinds) > 1 and not self.mixed_reported:
+            self.mixed_reported = True
+            kinds = ", ".join(_EOL_NAMES[k] for k in ("crlf", "lf", "cr") if k in self.eol_kinds)
+            out.append(framing.MIXED_EOL.finding(Position(line=line, byte=byte), kinds=kinds,
+                                                 details={"kinds": kinds}))
+
+    def line_end(self, kind: str, start: int, line: int, out: list[SSEEvent | Finding]) -> None:
+        """Note the end of the line numbered ``line`` that starts at byte ``start``: mixed endings, a lone CR."""
+        if kind not in self.eol_kinds:
+            self.note_eol(kind, start, line, out)
+        if kind == "cr" and not self.lone_cr_reported:
+            self.lone_cr_reported = True
+            out.append(framing.LONE_CR.finding(Position(line=line, byte=start), line=line))
+
+    def report_nul(self, data: bytes, pos: int, line: int, out: list[SSEEvent | Finding]) -> bool:
+        """Report the first NUL of the stream; returns whether to keep looking (never)."""
+        self.nul_reported = True
+        at = pos + data.index(b"\x00")
+        where = "comment" if data.startswith(b":") else "data" if data.startswith(b"data") else "field"
+        out.append(framing.NUL_BYTES.finding(Position(line=line, byte=pos), offset=at, where=where))
+        return False
+
+
+def repair(data: bytes, pos: int, line: int, out: list[SSEEvent | Finding]) -> bytes:
+    """Report every invalid UTF-8 sequence of a line; return it with U+FFFD."""
+    start = 0
+    bad = False
+    while True:
+        try:
+            data[start:].decode("utf-8")
+            break
+        except UnicodeDecodeError as exc:
+            bad = True
+            offset = pos + start + exc.start
+            out.append(framing.INVALID_UTF8.finding(Position(line=line, byte=pos), offset=offset, reason=exc.reason))
+            start += exc.end
+    if not bad:
+        return data
+    return data.decode("utf-8", "replace").encode("utf-8")
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 (as ``data.decode("utf-8")`` judges it), without decoding it whole."""
+    if len(data) <= _UTF8_SLICE:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()  # a sequence cut by a slice boundary is carried over
+    view = memoryview(data)
+    try:
+        for start in range(0, len(data), _UTF8_SLICE):
+            decoder.decode(view[start : start + _UTF8_SLICE])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
