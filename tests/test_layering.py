@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
     ("foundations", "findings errors text console clients version synth",
      "findings and positions, errors, text helpers, terminal output, the client list"),
     ("rules", "rules", "the rule registry and the rule families: codes, messages, sources"),
-    ("wire", "sse schemas schema_files schema_errors request_checks",
+    ("wire", "sse sse_lines schemas schema_files schema_errors request_checks",
      "the SSE decoder, the JSON Schemas, request checks"),
     ("dialects", "dialects", "one package per wire format: vocabulary, machine, schema findings, client effects"),
     ("profiles", "profiles", "where the references disagree, per dialect, as data"),
@@ -52,9 +52,7 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
 
 # Names other engineers add or remove this session: listed above before they land (or after they leave) so that
 # neither their merge nor this map waits for the other. Delete a name here once main has settled it.
-IN_FLIGHT = frozenset({
-    "schema_files", "schema_errors",  # module-split (H3): schemas.py split
-})
+IN_FLIGHT: frozenset[str] = frozenset()
 
 # Imports from a higher layer that are known and being removed, with who removes them; whoever removes one
 # deletes its line (an entry that matches no import is reported as gone, not failed, while work is in flight).

@@ -36,18 +36,6 @@ BEING_SPLIT: dict[str, str] = {
     "checker/engine.py::StreamLinter.feed": "being split this session (engine-split)",
     "checker/http_checks.py": "being split this session (engine-split, seam)",
     "checker/http_checks.py::exchange_findings": "being split this session (engine-split, seam)",
-    # issue 15, commands: live/ and replay/
-    "checker/live/history.py": "being split this session (commands)",
-    "checker/live/probe.py": "being split this session (commands)",
-    "checker/live/probe.py::_exchange": "being split this session (commands)",
-    "checker/live/probe.py::_read_body": "being split this session (commands)",
-    "checker/live/probe_command.py::run": "being split this session (commands)",
-    "checker/live/proxy.py": "being split this session (commands)",
-    "checker/live/proxy_command.py::run": "being split this session (commands)",
-    "checker/replay/live.py": "being split this session (commands)",
-    "checker/replay/live.py::analyse": "being split this session (commands)",
-    "checker/replay/live_command.py": "being split this session (commands)",
-    "checker/replay/live_command.py::render_text": "being split this session (commands)",
 }
 
 
