@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from checker.captures import is_url, load_json_sidecar, read_chunks, request_for, sidecar
 from checker.engine import LintResult, StreamLinter
 from checker.errors import UsageError
+from checker.exchange_meta import ExchangeMeta
 
 if TYPE_CHECKING:  # imported where a probe's capture needs it: a plain lint does not pay for the HTTP checks
     from checker.http_checks import ExchangeLinter
@@ -82,11 +83,13 @@ def linter_for(source: Path | str, request: dict[str, Any] | None,
 
 
 def exchange_info(meta: Any) -> dict[str, Any]:
-    """What the text report needs of a probe's recorded exchange (``X.meta.json``)."""
-    headers = meta.get("headers") if isinstance(meta, dict) else None
-    content_type = next((v for k, v in headers or [] if isinstance(k, str) and k.lower() == "content-type"), None)
-    return {"status": meta.get("status"), "content_type": content_type, "expect": meta.get("expect"),
-            "ending": meta.get("ending") if isinstance(meta.get("ending"), dict) else {}}
+    """What the text report needs of a probe's recorded exchange (``X.meta.json``), read through its typed
+    contract (checker.exchange_meta): a value of the wrong type in a hand-edited sidecar reads as absent."""
+    record = ExchangeMeta.from_json(meta)
+    if record is None:
+        return {}
+    return {"status": record.status, "content_type": record.header("content-type"), "expect": record.expect,
+            "ending": {"kind": record.ending.kind, "detail": record.ending.detail, "bytes": record.ending.bytes}}
 
 
 _ORACLES: dict[str, Any] = {}

@@ -88,3 +88,25 @@ def test_the_timer_keeps_the_timings_probe_and_proxy_record() -> None:
                                      "closed_after_terminal": 0.1, "total": 2.0})
     assert list(timings) == ["headers", "first_byte", "first_event", "first_delta", "largest_gap",
                              "largest_gap_at_byte", "terminal", "closed_after_terminal", "total"]
+
+
+@pytest.mark.parametrize("expect", ["error", "stream", None])
+def test_lint_reads_a_hand_edited_sidecar_through_the_record(tmp_path: Path, expect: str | None,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A status that is not a number reads as absent (it once reached the text report as a string and
+    failed there with an internal error)."""
+    from checker.cli import main
+
+    source = ROOT / "captures" / "http" / "HTP001-status-not-ok"
+    (tmp_path / "x.sse").write_bytes(source.with_suffix(".sse").read_bytes())
+    meta = json.loads(source.with_suffix(".meta.json").read_text(encoding="utf-8"))
+    meta["status"] = "500"
+    if expect is None:
+        meta.pop("expect", None)
+    else:
+        meta["expect"] = expect
+    (tmp_path / "x.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    code = main(["lint", str(tmp_path / "x.sse"), "--color", "never"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and "internal error" not in err, err
+    assert "no response" in out
