@@ -4,14 +4,14 @@ LAYERS lists the modules of checker/ from the lowest layer to the highest. A mod
 layer and from the layers below it, never from a higher one; and no import cycle joins two modules. Every
 import the code makes counts: at the top of a module, inside a function (a lazy import), under
 ``if TYPE_CHECKING:`` (for the layers only: such an import never runs, so it makes no cycle), and
-``importlib.import_module("checker....")`` with a literal name. A registry that lists
-modules in strings and imports one when asked (the CLI's COMMANDS, the report's REPORTERS) is data read at run
-time: the module it names imports the registry, not the other way round.
+``importlib.import_module("checker....")`` with a literal name. A registry that lists modules in strings and
+imports one when asked (the CLI's COMMANDS, the report's REPORTERS, the dialects' BUILTIN) is data read at
+run time: the module it names may import the registry, not the other way round.
 
 A name in LAYERS covers a module (``engine``) or a package with all its submodules (``dialects``), except the
-submodules a longer name places elsewhere (``live.probe_command``). A new module in a listed package needs no
-change; a new top-level module is one word added to its layer's line. After changing LAYERS, run
-``python tests/test_layering.py`` to rewrite CONTRIBUTING.md's table.
+submodules a longer name places elsewhere (``rules.docs``). A new module in a listed package needs no change;
+a new top-level module is one word added to its layer's line. After changing LAYERS, run
+``python tests/test_layering.py`` (or ``make docs``) to rewrite CONTRIBUTING.md's table.
 """
 
 from __future__ import annotations
