@@ -92,8 +92,10 @@ class SSEDecoder:
         self.max_event_bytes = max_event_bytes
         self._buf = b""
         self._buf_offset = 0  # absolute byte offset of self._buf[0]
-        self._parts: list[bytes] = []  # chunks of an unfinished long line, after _buf
-        self._parts_size = 0
+        # The rest of an unfinished long line, after _buf: one growing buffer, not a list of read-sized
+        # chunks (thousands of 64 KiB blocks scattered over the heap stay in the RSS once freed; a large
+        # buffer grows in place and goes back to the system whole).
+        self._parts = bytearray()
         self._started = False  # BOM decision made
         self._closed = False
         self._line_no = 1  # number of the next line to be completed
@@ -119,7 +121,7 @@ class SSEDecoder:
 
     @property
     def bytes_seen(self) -> int:
-        return self._buf_offset + len(self._buf) + self._parts_size
+        return self._buf_offset + len(self._buf) + len(self._parts)
 
     @property
     def pending_line(self) -> bool:
@@ -129,9 +131,8 @@ class SSEDecoder:
     def _join_parts(self, chunk: bytes = b"") -> None:
         """``_buf`` + the set-aside parts + ``chunk``, in one copy (a long line is copied once, not thrice)."""
         if self._parts:
-            self._buf = b"".join([self._buf, *self._parts, chunk])
-            self._parts = []
-            self._parts_size = 0
+            self._buf = b"".join([self._buf, self._parts, chunk])
+            self._parts = bytearray()
         elif chunk:
             self._buf += chunk
 
@@ -149,16 +150,21 @@ class SSEDecoder:
         ):
             # A chunk inside a long line: set it aside and join once the line
             # ends, instead of re-copying the growing line on every chunk.
-            self._parts.append(chunk)
-            self._parts_size += len(chunk)
-            if len(self._buf) + self._parts_size <= self.max_line_bytes:
+            self._parts += chunk
+            if len(self._parts) > _LONG_LINE and not _malloc_tuned:
+                _return_large_blocks()
+            if len(self._buf) + len(self._parts) <= self.max_line_bytes:
                 return []
             self._join_parts()
             out_: list[SSEEvent | Finding] = []
             self._check_line_limit(out_)
             return out_
-        self._join_parts(chunk)
         out: list[SSEEvent | Finding] = []
+        if self._parts:
+            rest = self._end_long_data_line(chunk, out)
+            if rest is not None:
+                chunk = rest
+        self._join_parts(chunk)
         if not self._started:
             if len(self._buf) < len(BOM) and BOM.startswith(self._buf):
                 return out  # cannot decide about the BOM yet
@@ -216,6 +222,39 @@ class SSEDecoder:
         return Position(line=self._line_no, byte=self.bytes_seen)
 
     # -- stage 1: bytes → lines ----------------------------------------------
+
+    def _end_long_data_line(self, chunk: bytes, out: list[SSEEvent | Finding]) -> bytes | None:
+        """The end of a long ``data:`` line set aside in pieces: its value is built in one copy from the
+        pieces (not joined with the line, cut into a block, then sliced into a value: three copies of a
+        multi-megabyte event); returns the rest of ``chunk``. ``None`` when the general path must read the
+        line: not a data line, over the limit, not clean UTF-8, a NUL, or a CR that may be half a CRLF."""
+        buf = self._buf
+        if len(buf) < 6 or not buf.startswith(b"data:"):
+            return None
+        lf, cr = chunk.find(b"\n"), chunk.find(b"\r")
+        end = lf if cr < 0 else cr if lf < 0 else min(lf, cr)
+        if end < 0 or (cr == end and end == len(chunk) - 1):
+            return None
+        size = len(buf) + len(self._parts) + end
+        if size > self.max_line_bytes:
+            return None
+        value = b"".join([buf[6 if buf[5] == 0x20 else 5 :], self._parts, chunk[:end]])
+        if (not self._hygiene.nul_reported and b"\x00" in value) or not (value.isascii() or is_utf8(value)):
+            return None  # the general path reports them, in its order
+        self._parts = bytearray()  # the pieces go now: the value is the only copy
+        self._buf = b""
+        start = self._buf_offset
+        kind = "lf" if lf == end else "crlf" if chunk[end + 1 : end + 2] == b"\n" else "cr"
+        eol = 2 if kind == "crlf" else 1
+        self._buf_offset = start + size + eol
+        self._hygiene.line_end(kind, start, self._line_no, out)
+        line_no = self._line_no
+        self._line_no += 1
+        if not self._data and not self._fields and self._event_name is None:
+            self._block_line = line_no
+            self._block_byte = start
+        self._data_value(value, out)
+        return chunk[end + eol :]
 
     def _strip_bom(self, out: list[SSEEvent | Finding]) -> None:
         self._started = True
@@ -415,18 +454,7 @@ class SSEDecoder:
             start = colon + 2 if line[colon + 1 : colon + 2] == b" " else colon + 1
             value = line[start:]  # one copy of a huge data line, not two
         if name == b"data":
-            if self._too_large:
-                return
-            self._data.append(value)
-            self._data_size += len(value) + 1
-            if self._data_size > self.max_event_bytes:
-                self._too_large = True
-                self._data = []
-                out.append(
-                    framing.EVENT_TOO_LARGE.finding(
-                        Position(line=self._block_line, byte=self._block_byte), limit=self.max_event_bytes
-                    )
-                )
+            self._data_value(value, out)
         elif name == b"event":
             self._event_name = value.decode("utf-8")
             self._fields.append("event")
@@ -448,6 +476,21 @@ class SSEDecoder:
             field_name = name.decode("utf-8")
             self._fields.append(field_name)
             out.append(framing.UNKNOWN_FIELD.finding(Position(line=line_no, byte=pos), field=field_name))
+
+    def _data_value(self, value: bytes, out: list[SSEEvent | Finding]) -> None:
+        """The value of one ``data`` line: appended to the pending event, unless the event grew too large."""
+        if self._too_large:
+            return
+        self._data.append(value)
+        self._data_size += len(value) + 1
+        if self._data_size > self.max_event_bytes:
+            self._too_large = True
+            self._data = []
+            out.append(
+                framing.EVENT_TOO_LARGE.finding(
+                    Position(line=self._block_line, byte=self._block_byte), limit=self.max_event_bytes
+                )
+            )
 
     def _dispatch(self, end: int, out: list[SSEEvent | Finding]) -> None:
         if self._too_large:
@@ -478,6 +521,29 @@ class SSEDecoder:
         self._event_name = None
         self._fields = []
         self._too_large = False
+
+
+# A line this long is a huge event on its way (a long answer repeated in its terminal events).
+_LONG_LINE = 1 << 20
+_malloc_tuned = False
+
+
+def _return_large_blocks() -> None:
+    """Have glibc's malloc give every block of 1 MiB or more back to the system when it is freed.
+
+    By default glibc raises its mmap threshold to the size of the largest block freed so far (up to 32 MiB):
+    after the first 18 MB event, the next ones (their bytes, the decoded text, the parsed strings) come from
+    the heap, whose freed space stays in the resident set. A fixed threshold keeps the peak at the copies
+    alive at once. Called once per process, when the first long line shows that huge events are coming;
+    elsewhere (another libc) nothing happens."""
+    global _malloc_tuned
+    _malloc_tuned = True
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(-3, _LONG_LINE)  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        pass
 
 
 def decode_all(data: bytes, **limits: int) -> list[SSEEvent | Finding]:

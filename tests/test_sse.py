@@ -183,7 +183,7 @@ def test_line_over_the_limit_is_skipped_not_buffered() -> None:
     out: list[SSEEvent | Finding] = []
     for i in range(0, len(data), 100):
         out += decoder.feed(data[i : i + 100])
-        assert len(decoder._buf) + decoder._parts_size <= 1100  # memory stays bounded by the limit
+        assert len(decoder._buf) + len(decoder._parts) <= 1100  # memory stays bounded by the limit
     out += decoder.close()
     assert codes(out) == ["SSE020"] and [e.data for e in events(out)] == [b"2"]
     assert three_ways(data, max_line_bytes=1000) == out
@@ -309,3 +309,19 @@ def test_matches_a_literal_transcription_of_whatwg(lines: list[tuple[str, str]],
     got = three_ways(data)
     ours = [(e.event, e.data.decode(), e.last_event_id) for e in events(got)]
     assert ours == reference_decode(text)
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
+@pytest.mark.parametrize("oddity", [b"", b"\x00", b"\xff", b"\xc3", b"\xc3\xa9"])
+def test_a_long_data_line_in_pieces_reads_as_when_whole(eol: bytes, oddity: bytes) -> None:
+    """A data line that arrives in many pieces (its value built from them in one copy) gives the same events
+    and findings as the line read whole: line ends, a NUL, bad or split UTF-8, an unspaced `data:`, a limit."""
+    value = b"x" * 700 + oddity + "é".encode() * 300 + b"y" * 200
+    data = (b"event: a" + eol + b"data: " + value + eol + eol + b"data:" + value + eol + b":c" + eol + eol
+            + b"data: short" + eol + eol)
+    for limits in ({}, {"max_line_bytes": 1500}, {"max_event_bytes": 1000}):
+        whole = feed(data, None, **limits)
+        for size in (7, 64, 100, 333):
+            assert feed(data, [size] * len(data), **limits) == whole, (size, limits)
+    assert [e.data for e in events(feed(data, None))] == (
+        [value.decode("utf-8", "replace").encode()] * 2 + [b"short"])

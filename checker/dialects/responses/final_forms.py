@@ -46,19 +46,22 @@ def digest(value: Any) -> bytes:
     whole value: that repr and its encoding would cost three times the text, when the terminal event holding
     it is in memory too. Its place in the repr gives its length, so where each long string starts is fixed."""
     long_texts: list[str] = []
-
-    def shape(v: Any) -> Any:
-        if type(v) is str and len(v) > HASH_SLICE:
-            long_texts.append(v)
-            return ("<text>", len(v))
-        if type(v) is tuple or type(v) is list:
-            return (type(v).__name__, tuple(shape(x) for x in v))
-        return v
-
-    hashed = blake2b(repr(shape(value)).encode("utf-8", "surrogatepass"), digest_size=16)
+    hashed = blake2b(repr(_shape(value, long_texts)).encode("utf-8", "surrogatepass"), digest_size=16)
     for text in long_texts:
         hash_text(hashed, text)
     return hashed.digest()
+
+
+def _shape(v: Any, long_texts: list[str]) -> Any:
+    """``v`` with each long string replaced by its length (the string goes to ``long_texts``). A plain
+    function, not a closure: a recursive closure is a reference cycle, which kept the 18 MB text alive
+    until the next garbage collection."""
+    if type(v) is str and len(v) > HASH_SLICE:
+        long_texts.append(v)
+        return ("<text>", len(v))
+    if type(v) is tuple or type(v) is list:
+        return (type(v).__name__, tuple(_shape(x, long_texts) for x in v))
+    return v
 
 
 def _identity_and_texts(item: dict[str, Any]) -> tuple[Any, ...]:
