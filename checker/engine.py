@@ -184,7 +184,8 @@ class StreamLinter:
         validate, try_fast = self.schemas.validate_event, self.machine.try_fast
         budget, big = self.limits.max_json_depth, json_scan.BIG_JSON_BYTES
         plain = self._plain  # re-read after every slow path: the first event object decides it
-        for item in decoder.feed(admitted):
+        items = decoder.feed(admitted)
+        for item in items:
             if type(item) is not event_type:
                 self._emit(item, out)  # type: ignore[arg-type]
                 continue
@@ -193,7 +194,15 @@ class StreamLinter:
                 self._stop("event", max_events, item.position)  # type: ignore[union-attr]
                 break
             if not plain or data_lines != 1 or len(data) > big:
-                self._event(item, out)  # type: ignore[arg-type]
+                if plain and len(data) > big and data != b"[DONE]":
+                    # A huge event (a long answer repeated in a terminal event): its bytes leave the decoder's
+                    # list, this frame and the event, so that the parse can free them once they are decoded.
+                    raw, ev = [data], item._replace(data=b"")  # type: ignore[union-attr]
+                    items[items.index(item)] = ev
+                    del item, data
+                    self._event_full(ev, out, raw=raw)
+                else:
+                    self._event(item, out)  # type: ignore[arg-type]
                 plain = self._plain
                 continue
             try:
@@ -380,9 +389,10 @@ class StreamLinter:
         return obj
 
     def _event_full(self, ev: SSEEvent, out: list[Finding], obj: Any = _UNPARSED,
-                    violations: list[Any] | None = None) -> None:
+                    violations: list[Any] | None = None, raw: list[bytes] | None = None) -> None:
         """One event with every check, ``obj`` its data if already parsed, ``violations`` its schema
-        violations if already validated."""
+        violations if already validated; ``raw``: the data of a huge event, in a list that holds the only
+        reference to it (``ev.data`` is then empty)."""
         if ev.data == b"[DONE]":
             self._done(ev.position, out)
             return
@@ -392,7 +402,7 @@ class StreamLinter:
                 out,
             )
             return
-        obj = self._parse(ev, obj, out)
+        obj = self._parse(ev, obj, out, raw)
         if obj is _UNPARSED:
             return
         if self._first_object:
@@ -412,10 +422,17 @@ class StreamLinter:
         if self.profile.done_sentinel == "forbidden":
             self._emit(framing.DONE_SENT.finding(pos), out)
 
-    def _parse(self, ev: SSEEvent, obj: Any, out: list[Finding]) -> Any:
+    def _parse(self, ev: SSEEvent, obj: Any, out: list[Finding], raw: list[bytes] | None = None) -> Any:
         """The event's data as a JSON object that can be checked further, or ``_UNPARSED`` once its findings
         (not JSON, not an object, too deep) are reported; repeated keys and unsafe numbers are reported and
         the object is still checked."""
+        if raw is not None:
+            try:
+                obj, _, hazards = json_scan.scan_huge(raw, self.limits.max_json_depth)
+            except orjson.JSONDecodeError as exc:
+                self._emit(json_scan.parse_error_finding(raw[0], exc, ev.position, self.limits.max_json_depth), out)
+                return _UNPARSED
+            return self._hazards_reported(ev, obj, hazards, out)
         data = ev.data
         unusual_numbers = False
         if obj is _UNPARSED:
@@ -427,7 +444,16 @@ class StreamLinter:
         if not isinstance(obj, dict):
             self._emit(framing.DATA_NOT_OBJECT.finding(ev.position, kind=json_scan.json_kind(obj)), out)
             return _UNPARSED
-        hazards = json_scan.hazards(data, obj, self.limits.max_json_depth, unusual_numbers)
+        return self._hazards_reported(
+            ev, obj, json_scan.hazards(data, obj, self.limits.max_json_depth, unusual_numbers), out)
+
+    def _hazards_reported(self, ev: SSEEvent, obj: Any, hazards: list[tuple[Any, dict[str, Any]]],
+                          out: list[Finding]) -> Any:
+        """``obj`` once not an object (a finding) and its JSON hazards are reported; ``_UNPARSED`` when it
+        cannot be checked further."""
+        if not isinstance(obj, dict):
+            self._emit(framing.DATA_NOT_OBJECT.finding(ev.position, kind=json_scan.json_kind(obj)), out)
+            return _UNPARSED
         for rule, fields in hazards:
             self._emit(rule.finding(ev.position, **fields), out)
         if any(rule is framing.JSON_TOO_DEEP for rule, _ in hazards):

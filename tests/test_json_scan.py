@@ -115,3 +115,26 @@ def test_json_kind_and_clip() -> None:
         "array", "string", "number", "number", "boolean", "null"]
     assert json_scan.clip(b"abc\xff", 10) == "abc\ufffd"
     assert json_scan.clip(b"x" * 70) == "x" * 60 + "…"
+
+
+@pytest.mark.parametrize("data", [
+    b'{"a": [1, 2.5], "t": "caf\xc3\xa9 \\u00e9"}', b'{"a": 1e400}', b'{"a": -1e400, "b": 1.5}',
+    b'{"n": 123456789012345678901234567890}', b'{"k": 1, "x": {"k": 1, "k": 2}, "k": 3}',
+    b'{"a": "\\ud83d\\ude00", "b": "lone \\ud800"}', b'[1, 2]', b'"text"', b'{"a": NaN}', b'{"a": 1',
+    b'', b': keep-alive', b'{"a": "\xed\xa0\x80"}', b'\xef\xbb\xbf{"a": 1}', b'{"d": ' + b"[" * 70 + b"]" * 70 + b"}",
+])
+def test_a_huge_event_is_scanned_as_loads_then_hazards_scan_it(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """scan_huge (the bytes freed once decoded) gives what loads() then hazards() give, whichever parser
+    loads() would take; on an error the bytes are back in the box for the finding."""
+    monkeypatch.setattr(json_scan, "BIG_JSON_BYTES", 0)
+    box = [data]
+    try:
+        expected = json_scan.loads(data)
+    except orjson.JSONDecodeError as exc:
+        with pytest.raises(orjson.JSONDecodeError) as raised:
+            json_scan.scan_huge(box, 64)
+        assert str(raised.value) == str(exc) and box == [data]
+        return
+    obj, unusual = expected
+    hazards = json_scan.hazards(data, obj, 64, unusual) if isinstance(obj, dict) else []
+    assert json_scan.scan_huge(box, 64) == (obj, unusual, hazards) and box == []
