@@ -542,7 +542,7 @@ def _return_large_blocks() -> None:
         import ctypes
 
         ctypes.CDLL(None).mallopt(-3, _LONG_LINE)  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError):  # pragma: no cover - not glibc
+    except (OSError, AttributeError, TypeError, ValueError):  # pragma: no cover - not glibc (musl, macOS, Windows)
         pass
 
 
