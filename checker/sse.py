@@ -1,28 +1,20 @@
 """An incremental, sans-I/O ``text/event-stream`` decoder that follows WHATWG exactly.
 
-Spec: WHATWG HTML Living Standard, §9.2.6 "Parsing an event stream" and
-"Interpreting an event stream" (summarised in docs/spec.md §1):
+Spec: WHATWG HTML Living Standard, §9.2.6 "Parsing an event stream" and "Interpreting an event stream"
+(summarised, with the grammar, in docs/spec.md §1).
 
-    stream      = [ bom ] *event
-    event       = *( comment / field ) end-of-line
-    comment     = colon *any-char end-of-line
-    field       = 1*name-char [ colon [ space ] *any-char ] end-of-line
-    end-of-line = ( cr lf / cr / lf )
+Two stages, as in httpx-sse: bytes → lines → events. Unlike httpx-sse, this decoder strips one leading BOM,
+never dispatches an event whose data buffer is empty, accepts ``retry`` only when it is all ASCII digits,
+always decodes as UTF-8, and carries a CR at the end of a chunk over to the next one so that a CRLF split
+across two reads is one line end, not two.
 
-Two stages, as in httpx-sse: bytes → lines → events. Unlike httpx-sse, this
-decoder strips one leading BOM, never dispatches an event whose data buffer is
-empty, accepts ``retry`` only when it is all ASCII digits, always decodes as
-UTF-8, and carries a CR at the end of a chunk over to the next one so that a
-CRLF split across two reads is one line end, not two.
+Everything that is legal for WHATWG but a hazard for real clients, or not legal at all, is reported as a
+framing finding in stream order, interleaved with the events; nothing is raised. Each event and finding
+carries its line number and the byte offset of its first line in the raw input.
 
-Everything that is legal for WHATWG but a hazard for real clients, or not
-legal at all, is reported as a framing finding in stream order, interleaved
-with the events; nothing is raised. Each event and finding carries its line
-number and the byte offset of its first line in the raw input.
-
-Memory is bounded: a line longer than ``max_line_bytes`` is skipped (a
-finding) rather than buffered, and an event whose data exceeds
-``max_event_bytes`` is dropped (a finding) while its lines are still counted.
+Memory is bounded: a line longer than ``max_line_bytes`` is skipped (a finding) rather than buffered, and an
+event whose data exceeds ``max_event_bytes`` is dropped (a finding) while its lines are still counted. A long
+line is held once while it arrives, and its data value is built in one copy (sse_lines.long_data_value).
 """
 
 from __future__ import annotations
@@ -34,7 +26,7 @@ import orjson
 
 from checker.findings import Finding, Position
 from checker.rules import framing
-from checker.sse_lines import LineHygiene, is_utf8, repair
+from checker.sse_lines import LONG_LINE, LineHygiene, is_utf8, long_data_value, repair, return_large_blocks
 
 BOM = b"\xef\xbb\xbf"
 _FIELD_END = re.compile(rb"[:\r\n]")
@@ -92,9 +84,8 @@ class SSEDecoder:
         self.max_event_bytes = max_event_bytes
         self._buf = b""
         self._buf_offset = 0  # absolute byte offset of self._buf[0]
-        # The rest of an unfinished long line, after _buf: one growing buffer, not a list of read-sized
-        # chunks (thousands of 64 KiB blocks scattered over the heap stay in the RSS once freed; a large
-        # buffer grows in place and goes back to the system whole).
+        # The rest of an unfinished long line, after _buf: one growing buffer (a list of 64 KiB chunks
+        # scattered over the heap stayed in the RSS once freed; a large buffer goes back whole).
         self._parts = bytearray()
         self._started = False  # BOM decision made
         self._closed = False
@@ -151,8 +142,8 @@ class SSEDecoder:
             # A chunk inside a long line: set it aside and join once the line
             # ends, instead of re-copying the growing line on every chunk.
             self._parts += chunk
-            if len(self._parts) > _LONG_LINE and not _malloc_tuned:
-                _return_large_blocks()
+            if len(self._parts) > LONG_LINE:
+                return_large_blocks()
             if len(self._buf) + len(self._parts) <= self.max_line_bytes:
                 return []
             self._join_parts()
@@ -160,10 +151,8 @@ class SSEDecoder:
             self._check_line_limit(out_)
             return out_
         out: list[SSEEvent | Finding] = []
-        if self._parts:
-            rest = self._end_long_data_line(chunk, out)
-            if rest is not None:
-                chunk = rest
+        if self._parts and (rest := self._end_long_data_line(chunk, out)) is not None:
+            chunk = rest
         self._join_parts(chunk)
         if not self._started:
             if len(self._buf) < len(BOM) and BOM.startswith(self._buf):
@@ -224,29 +213,14 @@ class SSEDecoder:
     # -- stage 1: bytes → lines ----------------------------------------------
 
     def _end_long_data_line(self, chunk: bytes, out: list[SSEEvent | Finding]) -> bytes | None:
-        """The end of a long ``data:`` line set aside in pieces: its value is built in one copy from the
-        pieces (not joined with the line, cut into a block, then sliced into a value: three copies of a
-        multi-megabyte event); returns the rest of ``chunk``. ``None`` when the general path must read the
-        line: not a data line, over the limit, not clean UTF-8, a NUL, or a CR that may be half a CRLF."""
-        buf = self._buf
-        if len(buf) < 6 or not buf.startswith(b"data:"):
+        """A long data line's end (sse_lines.long_data_value): the rest of ``chunk``, or None (general path)."""
+        ended = long_data_value(self._buf, self._parts, chunk, self.max_line_bytes, self._hygiene.nul_reported)
+        if ended is None:
             return None
-        lf, cr = chunk.find(b"\n"), chunk.find(b"\r")
-        end = lf if cr < 0 else cr if lf < 0 else min(lf, cr)
-        if end < 0 or (cr == end and end == len(chunk) - 1):
-            return None
-        size = len(buf) + len(self._parts) + end
-        if size > self.max_line_bytes:
-            return None
-        value = b"".join([buf[6 if buf[5] == 0x20 else 5 :], self._parts, chunk[:end]])
-        if (not self._hygiene.nul_reported and b"\x00" in value) or not (value.isascii() or is_utf8(value)):
-            return None  # the general path reports them, in its order
+        value, size, kind, rest = ended
         self._parts = bytearray()  # the pieces go now: the value is the only copy
         self._buf = b""
-        start = self._buf_offset
-        kind = "lf" if lf == end else "crlf" if chunk[end + 1 : end + 2] == b"\n" else "cr"
-        eol = 2 if kind == "crlf" else 1
-        self._buf_offset = start + size + eol
+        start, self._buf_offset = self._buf_offset, self._buf_offset + size
         self._hygiene.line_end(kind, start, self._line_no, out)
         line_no = self._line_no
         self._line_no += 1
@@ -254,7 +228,7 @@ class SSEDecoder:
             self._block_line = line_no
             self._block_byte = start
         self._data_value(value, out)
-        return chunk[end + eol :]
+        return rest
 
     def _strip_bom(self, out: list[SSEEvent | Finding]) -> None:
         self._started = True
@@ -486,11 +460,8 @@ class SSEDecoder:
         if self._data_size > self.max_event_bytes:
             self._too_large = True
             self._data = []
-            out.append(
-                framing.EVENT_TOO_LARGE.finding(
-                    Position(line=self._block_line, byte=self._block_byte), limit=self.max_event_bytes
-                )
-            )
+            out.append(framing.EVENT_TOO_LARGE.finding(Position(line=self._block_line, byte=self._block_byte),
+                                                       limit=self.max_event_bytes))
 
     def _dispatch(self, end: int, out: list[SSEEvent | Finding]) -> None:
         if self._too_large:
@@ -521,29 +492,6 @@ class SSEDecoder:
         self._event_name = None
         self._fields = []
         self._too_large = False
-
-
-# A line this long is a huge event on its way (a long answer repeated in its terminal events).
-_LONG_LINE = 1 << 20
-_malloc_tuned = False
-
-
-def _return_large_blocks() -> None:
-    """Have glibc's malloc give every block of 1 MiB or more back to the system when it is freed.
-
-    By default glibc raises its mmap threshold to the size of the largest block freed so far (up to 32 MiB):
-    after the first 18 MB event, the next ones (their bytes, the decoded text, the parsed strings) come from
-    the heap, whose freed space stays in the resident set. A fixed threshold keeps the peak at the copies
-    alive at once. Called once per process, when the first long line shows that huge events are coming;
-    elsewhere (another libc) nothing happens."""
-    global _malloc_tuned
-    _malloc_tuned = True
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).mallopt(-3, _LONG_LINE)  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError, TypeError, ValueError):  # pragma: no cover - not glibc (musl, macOS, Windows)
-        pass
 
 
 def decode_all(data: bytes, **limits: int) -> list[SSEEvent | Finding]:

@@ -94,3 +94,52 @@ def is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def long_data_value(head: bytes, parts: bytearray, chunk: bytes, max_line: int,
+                    nul_reported: bool) -> tuple[bytes, int, str, bytes] | None:
+    """The value of a long ``data:`` line that ends in ``chunk`` (``head`` its start, ``parts`` the pieces
+    set aside), built in one copy, not joined with the line, cut into a block, then sliced into a value
+    (three copies of a multi-megabyte event); with the line's size (its end included), the kind of its end,
+    and the rest of ``chunk``. ``None`` when the decoder's general path must read the line: not a data line,
+    over the limit, not clean UTF-8, a NUL to report, or a CR that may be half a CRLF."""
+    if len(head) < 6 or not head.startswith(b"data:"):
+        return None
+    lf, cr = chunk.find(b"\n"), chunk.find(b"\r")
+    end = lf if cr < 0 else cr if lf < 0 else min(lf, cr)
+    if end < 0 or (cr == end and end == len(chunk) - 1):
+        return None
+    size = len(head) + len(parts) + end
+    if size > max_line:
+        return None
+    value = b"".join([head[6 if head[5] == 0x20 else 5 :], parts, chunk[:end]])
+    if (not nul_reported and b"\x00" in value) or not (value.isascii() or is_utf8(value)):
+        return None  # the general path reports them, in its order
+    kind = "lf" if lf == end else "crlf" if chunk[end + 1 : end + 2] == b"\n" else "cr"
+    eol = 2 if kind == "crlf" else 1
+    return value, size + eol, kind, chunk[end + eol :]
+
+
+# A line this long is a huge event on its way (a long answer repeated in its terminal events).
+LONG_LINE = 1 << 20
+_malloc_tuned = False
+
+
+def return_large_blocks() -> None:
+    """Have glibc's malloc give every block of 1 MiB or more back to the system when it is freed.
+
+    By default glibc raises its mmap threshold to the size of the largest block freed so far (up to 32 MiB):
+    after the first 18 MB event, the next ones (their bytes, the decoded text, the parsed strings) come from
+    the heap, whose freed space stays in the resident set. A fixed threshold keeps the peak at the copies
+    alive at once. Called by the decoder when a long line shows that huge events are coming; it acts once
+    per process, and elsewhere (another libc) does nothing."""
+    global _malloc_tuned
+    if _malloc_tuned:
+        return
+    _malloc_tuned = True
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(-3, LONG_LINE)  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError, TypeError, ValueError):  # pragma: no cover - not glibc (musl, macOS, Windows)
+        pass
