@@ -1,12 +1,12 @@
-"""Is this body an event stream at all, and is it one of ours?
+"""Is this body an event stream at all?
 
 A body that is not an event stream (a JSON error body, an HTML page, gzip that nobody inflated, a PNG linted
 by mistake, a Markdown page) gets one finding (SSE022) instead of a cascade of protocol findings, one per
 line. :class:`BodySniffer` looks at the first significant bytes once and holds them back until it can
 judge; the engine feeds the decoder only what the sniffer lets through.
 
-An event stream of another API (Chat Completions, Anthropic Messages, legacy Completions) is recognised from
-its first event object by :func:`foreign_api` (SCH010), again one finding rather than a cascade.
+Which API an event stream speaks is told by its first event object, in the dialect registry
+(checker/dialects: ``recognise``, and ``other_api`` for SCH010).
 
 Sans-I/O: bytes in, a verdict out.
 """
@@ -153,20 +153,3 @@ def _is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError as exc:
         return exc.start >= len(data) - 3  # a character cut at the end of the sample
     return True
-
-
-_ANTHROPIC_TYPES = frozenset({"message_start", "content_block_start", "content_block_delta", "message_delta",
-                              "message_stop", "content_block_stop"})
-
-
-def foreign_api(obj: dict[str, Any]) -> tuple[str, str] | None:
-    """(API name, evidence) when a stream's first event object belongs to another API than Responses."""
-    kind = obj.get("object")
-    if kind == "chat.completion.chunk" or ("choices" in obj and "type" not in obj):
-        return "an OpenAI Chat Completions stream", f"object {kind!r}, choices[]"
-    if kind == "text_completion":
-        return "a legacy Completions stream", "object 'text_completion'"
-    etype = obj.get("type")
-    if isinstance(etype, str) and etype in _ANTHROPIC_TYPES:  # any JSON may be there: a list is unhashable
-        return "an Anthropic Messages stream", f"type {etype!r}"
-    return None

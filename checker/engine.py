@@ -1,4 +1,4 @@
-"""The one pipeline: bytes → SSE decoder → JSON → schemas → Responses machine → findings.
+"""The one pipeline: bytes → SSE decoder → JSON → the dialect's schemas → its machine → findings.
 
 ``lint``, ``probe``, ``serve`` tests, ``proxy`` and the pytest plugin all call
 :class:`StreamLinter`, so a live verdict and the lint of its saved capture are
@@ -6,10 +6,13 @@ the same computation on the same bytes. The engine is sans-I/O: it is fed
 bytes and returns findings; reading files or sockets is the caller's job.
 
 This module is the pipeline only: feeding and closing, the inlined hot path, the
-full path of one event, the stream limits. Each concern around it has a module:
-whether the body is an event stream at all and which API's (checker/body_sniff.py),
-JSON parsing and its hazards (checker/json_scan.py), schema violations as findings
-(checker/dialects/responses/schema_findings.py), and what is reported, how
+full path of one event, the stream limits. It names no dialect: which API a stream
+speaks, and everything that API brings (its machine, schema set, schema findings,
+event types), come from its :class:`~checker.dialects.base.Dialect`
+(checker/dialects: given, or recognised from the first event object). Each concern
+around it has a module: whether the body is an event stream at all
+(checker/body_sniff.py), JSON parsing and its hazards (checker/json_scan.py), and
+what is reported, how
 (checker/finding_sink.py: select/ignore, the profile, deferral, collapsing:
 repeated findings are reported once, with ``occurrences`` counting them all).
 """
@@ -23,14 +26,13 @@ from typing import Any, NamedTuple
 import orjson
 
 from checker import dialects, json_scan
-from checker.body_sniff import BodySniffer, foreign_api
-from checker.dialects.base import ItemSummary, StreamSummary
-from checker.dialects.responses.schema_findings import schema_findings
+from checker.body_sniff import BodySniffer
+from checker.dialects.base import Dialect, ItemSummary, Machine, StreamSummary
 from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position, Severity
 from checker.json_scan import has_long_digits
 from checker.profiles import OPENAI, Profile, StreamFacts
-from checker.rules import framing, lifecycle, schema
+from checker.rules import framing, schema
 from checker.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
 
 _UNPARSED: Any = object()
@@ -99,7 +101,8 @@ class LintResult:
 
 
 class StreamLinter:
-    """Incremental lint of one Responses stream.
+    """Incremental lint of one stream, as ``dialect`` (a name or a Dialect) or, by default, as the dialect its
+    first event object shows (checker/dialects.recognise; the default dialect when none does).
 
     ``feed(chunk)`` returns the findings that chunk completed (first
     occurrences only, profile applied); ``close()`` ends the stream and
@@ -120,23 +123,20 @@ class StreamLinter:
         trace: bool = False,
         keep_texts: bool = False,
         schema_set: Any = None,
+        dialect: Dialect | str | None = None,
     ) -> None:
         self.profile = profile
-        if schema_set is None:
-            from checker.schemas import load_schema_set
-
-            schema_set = load_schema_set(profile.schema_set)
-        self.schemas = schema_set
+        # A dialect given is the stream's whatever it shows; otherwise its first event object decides.
+        self._forced = dialect is not None
+        self.dialect = dialects.get(dialect) if isinstance(dialect, str) else dialect or dialects.default()
+        self._request = request
+        self._keep_texts = trace or keep_texts
+        self._use(self.dialect, schema_set)
         self.limits = limits
         self.decoder = SSEDecoder(max_line_bytes=limits.max_line_bytes, max_event_bytes=limits.max_event_bytes)
         self.sniffer = BodySniffer()
         self.sink = FindingSink(profile, select=select, ignore=ignore, collapse=collapse)
         self._emit = self.sink.emit  # bound once: every finding of the pipeline goes through it
-        self.dialect = dialects.default()
-        self.machine = self.dialect.make_machine(request=request, known_types=self.schemas.known_event_types(),
-                                                 keep_texts=trace or keep_texts)
-        # The schema set's compiled validators by event type, when it exposes them.
-        self._validators: dict[str, Any] | None = getattr(self.schemas, "_event_validators", None)
         self._fed = 0
         self._ignored = 0
         self._stopped = False
@@ -147,13 +147,43 @@ class StreamLinter:
         # says so instead of a cascade of protocol findings.
         self._foreign = False
         self._first_object = True
-        # True once the first event showed a Responses stream and no trace is
+        # True once the first event showed a stream of the dialect and no trace is
         # kept: the hot path in feed may be taken.
         self._plain = False
         # (event index, line, type, lane) per event, for timelines; off by default.
         self._trace: list[TraceEntry] | None = [] if trace else None
         self._trace_bytes = 0
         self._now: float | None = None
+
+    def _use(self, dialect: Dialect, schemas: Any = None) -> None:
+        """Check the stream as ``dialect``: its schema set (``schemas``, else the one the profile names for it)
+        and a fresh machine."""
+        self.dialect = dialect
+        if schemas is None:
+            from checker.schemas import load_schema_set
+
+            schemas = load_schema_set(self.profile.schema_set_for(dialect))
+        self.schemas = schemas
+        # The schema set's compiled validators by event type, when it exposes them.
+        self._validators: dict[str, Any] | None = getattr(schemas, "_event_validators", None)
+        self.machine: Machine = dialect.make_machine(request=self._request, known_types=schemas.known_event_types(),
+                                                     keep_texts=self._keep_texts)
+        self._done_rule = self.profile.done_sentinel_for(dialect)
+
+    def _adopt(self, obj: dict[str, Any]) -> None:
+        """The first event object: unless a dialect was given, the dialect it shows is the stream's."""
+        if self._forced or not self._first_object:
+            return
+        found, _ = dialects.recognise(obj)
+        if found is not None and found is not self.dialect:
+            self._use(found)
+
+    def _hot(self) -> tuple[dict[str, Any], Any, Any, str, bool]:
+        """What the hot path reads of the dialect: validators by type, validate, try_fast, the member naming
+        an event's type, and whether SSE ``event:`` names are expected."""
+        dialect = self.dialect
+        return (self._validators or {}, self.schemas.validate_event, self.machine.try_fast, dialect.type_key,
+                dialect.event_names)
 
     # -- feeding --------------------------------------------------------------
 
@@ -180,8 +210,7 @@ class StreamLinter:
         # schema and the machine's fast path both accept has nothing to report.
         # Anything else, and every event while tracing, takes _event.
         loads, decode_error = orjson.loads, orjson.JSONDecodeError
-        validators = self._validators or {}
-        validate, try_fast = self.schemas.validate_event, self.machine.try_fast
+        validators, validate, try_fast, type_key, named = self._hot()
         budget, big = self.limits.max_json_depth, json_scan.BIG_JSON_BYTES
         plain = self._plain  # re-read after every slow path: the first event object decides it
         items = decoder.feed(admitted)
@@ -203,6 +232,8 @@ class StreamLinter:
                     self._event_full(ev, out, raw=raw)
                 else:
                     self._event(item, out)  # type: ignore[arg-type]
+                    if self._plain and not plain:  # the first event object chose the dialect
+                        validators, validate, try_fast, type_key, named = self._hot()
                 plain = self._plain
                 continue
             try:
@@ -214,9 +245,11 @@ class StreamLinter:
             # is followed by a colon, after optional white space, so more colons than
             # keys is necessary for a repeated one (a colon inside a string costs only
             # the slower path).
+            # A dialect without `event:` names takes an event that has one, or no type, by the full path.
             if (
                 type(obj) is not dict
-                or name != (etype := obj.get("type"))
+                or ((name != (etype := obj.get(type_key))) if named
+                    else ((etype := obj.get(type_key)) is None or name is not None))
                 or "error" in obj
                 or data.count(b":") > len(obj)
                 or len(data) - len(data.translate(None, b"[{")) > budget  # one pass for both brackets
@@ -310,7 +343,7 @@ class StreamLinter:
         elif not self._foreign:
             for finding in self.machine.finish(end):
                 self._emit(finding, out)
-            if self.profile.done_sentinel == "required" and not self._done_seen:
+            if self._done_rule == "required" and not self._done_seen:
                 self._emit(framing.DONE_MISSING.finding(end), out)
 
     def _result(self, summary: StreamSummary) -> LintResult:
@@ -374,9 +407,9 @@ class StreamLinter:
             except orjson.JSONDecodeError:
                 obj = _UNPARSED
             if isinstance(obj, dict):
-                named = obj.get("type")
-                etype = named if isinstance(named, str) else "?"
-                lane = _lane(obj)
+                self._adopt(obj)
+                etype = self.dialect.event_type(obj) or "?"
+                lane = self.dialect.lane(obj)
             else:
                 etype = "(not JSON)" if obj is _UNPARSED else "(not an object)"
                 lane = "response"
@@ -419,7 +452,7 @@ class StreamLinter:
         if self._done_seen:
             self._emit(framing.AFTER_TERMINAL.finding(pos, what="a second [DONE]", terminal="[DONE]"), out)
         self._done_seen = True
-        if self.profile.done_sentinel == "forbidden":
+        if self._done_rule == "forbidden":
             self._emit(framing.DONE_SENT.finding(pos), out)
 
     def _parse(self, ev: SSEEvent, obj: Any, out: list[Finding], raw: list[bytes] | None = None) -> Any:
@@ -461,42 +494,47 @@ class StreamLinter:
         return obj
 
     def _recognise(self, ev: SSEEvent, obj: dict[str, Any], out: list[Finding]) -> None:
-        """The stream's first event object decides whether it is a Responses stream (another API's stream gets
-        one SCH010, then silence) and whether the hot path may be taken."""
+        """The stream's first event object decides its dialect (unless one was given), whether it is another
+        API's stream (one SCH010, then silence) and whether the hot path may be taken."""
+        self._adopt(obj)
         self._first_object = False
-        foreign = foreign_api(obj)
+        foreign = dialects.other_api(obj, besides=self.dialect)
         if foreign is not None:
             self._foreign = True
-            self._emit(schema.WRONG_API.finding(ev.position, api=foreign[0], evidence=foreign[1]), out)
+            api, evidence = foreign
+            self._emit(schema.WRONG_API.finding(ev.position, api=api, evidence=evidence, expected=self.dialect.api,
+                                                details={"api": api, "evidence": evidence}), out)
         self._plain = not self._foreign and self._trace is None
 
     def _check_object(self, ev: SSEEvent, obj: dict[str, Any], violations: list[Any] | None,
                       out: list[Finding]) -> None:
-        """A Responses event object: its framing, its schema, then the machine (what it means in the stream)."""
-        etype = obj.get("type")
+        """An event object of the dialect: its framing, its schema, then the machine (what it means in the
+        stream)."""
+        dialect = self.dialect
+        etype = dialect.event_type(obj)
         pos = Position(line=ev.line, byte=ev.byte, event_index=ev.index,
-                       event_type=etype if isinstance(etype, str) else ev.event)
+                       event_type=etype if etype is not None else ev.event)
         if ev.data_lines > 1:
             self._emit(framing.MULTILINE_DATA.finding(pos, count=ev.data_lines), out)
-        error = obj.get("error")
-        if error and etype != "error":
-            # An error event's own `error` object is OpenAI's wire form of it (LIF013's), not a stray field.
-            self._emit(
-                lifecycle.TOP_LEVEL_ERROR.finding(pos, type=etype, detail=json_scan.clip(orjson.dumps(error), 120)),
-                out,
-            )
-        if not isinstance(etype, str):
+        if dialect.screen is not None:
+            screened, go_on = dialect.screen(obj, pos)
+            for finding in screened:
+                self._emit(finding, out)
+            if not go_on:
+                return
+        if etype is None:
             self._emit(schema.MISSING_TYPE.finding(pos), out)
             return
-        if ev.event is None:
-            self._emit(framing.MISSING_EVENT_LINE.finding(pos), out)
-        elif ev.event != etype:
-            self._emit(framing.EVENT_MISMATCH.finding(pos, event=ev.event, type=etype), out)
+        if dialect.event_names:
+            if ev.event is None:
+                self._emit(framing.MISSING_EVENT_LINE.finding(pos), out)
+            elif ev.event != etype:
+                self._emit(framing.EVENT_MISMATCH.finding(pos, event=ev.event, type=etype), out)
         if not self.machine.terminated:
             if violations is None:
                 violations = self.schemas.validate_event(obj)
             if violations:
-                for finding in schema_findings(violations, etype, pos):
+                for finding in dialect.schema_findings(violations, etype, pos):
                     self._emit(finding, out)
         try:
             findings = self.machine.handle(obj, pos)
@@ -519,17 +557,3 @@ def lint_chunks(chunks: Iterable[bytes], **options: Any) -> LintResult:
     for chunk in chunks:
         linter.feed(chunk)
     return linter.close()
-
-
-def _lane(obj: dict[str, Any]) -> str:
-    """The trace lane of an event: the item it belongs to (its id, else ``#output_index``), or the response."""
-    item = obj.get("item")
-    if isinstance(item, dict) and isinstance(item.get("id"), str):
-        return item["id"]
-    item_id = obj.get("item_id")
-    if isinstance(item_id, str):
-        return item_id
-    index = obj.get("output_index")
-    if type(index) is int:
-        return f"#{index}"
-    return "response"

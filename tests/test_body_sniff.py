@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from checker.body_sniff import SNIFF_LINES, UNDECIDED, BodySniffer, body_kind, first_lines_kind, foreign_api
+from checker.body_sniff import SNIFF_LINES, UNDECIDED, BodySniffer, body_kind, first_lines_kind
 from checker.rules import framing
 
 STREAM = b'event: response.created\ndata: {"type": "response.created"}\n\n'
@@ -98,23 +98,3 @@ def test_the_snippet_of_a_long_opaque_body_is_its_start() -> None:
     sniffer, _ = _sniff_in([data[:100], data[100:]])
     assert sniffer.opaque_bytes == len(data)
     assert sniffer.finding().details["snippet"] == ('{"error": "' + "x" * 109)[:120] + "…"
-
-
-@pytest.mark.parametrize(("obj", "api"), [
-    ({"object": "chat.completion.chunk", "choices": []}, "an OpenAI Chat Completions stream"),
-    ({"id": "x", "choices": [{"delta": {}}]}, "an OpenAI Chat Completions stream"),
-    ({"object": "text_completion", "text": "hi"}, "a legacy Completions stream"),
-    ({"type": "message_start", "message": {}}, "an Anthropic Messages stream"),
-    ({"type": "content_block_delta", "index": 0}, "an Anthropic Messages stream"),
-])
-def test_another_apis_first_event_is_recognised(obj: dict[str, object], api: str) -> None:
-    found = foreign_api(obj)
-    assert found is not None and found[0] == api
-
-
-@pytest.mark.parametrize("obj", [
-    {"type": "response.created", "response": {}}, {"type": ["message_start"]}, {"type": "error", "choices": 1},
-    {},
-])
-def test_a_responses_event_or_anything_unrecognised_is_not_foreign(obj: dict[str, object]) -> None:
-    assert foreign_api(obj) is None

@@ -14,8 +14,9 @@ from checker import dialects
 from checker.dialects.base import ClientEffects, Dialect, FindingDetails, ItemSummary, StreamSummary
 from checker.dialects.responses import DIALECT as RESPONSES
 from checker.dialects.responses.vocabulary import TERMINAL_TYPES
-from checker.engine import lint_bytes
-from checker.findings import Position
+from checker.engine import StreamLinter, lint_bytes
+from checker.findings import Finding, Position
+from checker.rules import lifecycle
 
 
 def test_responses_is_the_default_and_registered_dialect() -> None:
@@ -138,3 +139,135 @@ def test_every_finding_of_the_corpus_keeps_the_details_contract() -> None:
                         checked += 1
                         assert _conforms(value, hints[key]), (path.name, profile, finding["code"], key, value)
     assert checked > 1000
+
+
+@pytest.mark.parametrize(("obj", "api"), [
+    ({"object": "chat.completion.chunk", "choices": []}, "an OpenAI Chat Completions stream"),
+    ({"id": "x", "choices": [{"delta": {}}]}, "an OpenAI Chat Completions stream"),
+    ({"object": "text_completion", "text": "hi"}, "a legacy Completions stream"),
+    ({"type": "message_start", "message": {}}, "an Anthropic Messages stream"),
+    ({"type": "content_block_delta", "index": 0}, "an Anthropic Messages stream"),
+])
+def test_another_apis_first_event_is_named_as_sch010_names_it(obj: dict[str, object], api: str) -> None:
+    """Whether the API has a dialect or not (a registered dialect's title keeps the wording)."""
+    found = dialects.other_api(obj, besides=RESPONSES)
+    assert found is not None and found[0] == api
+
+
+@pytest.mark.parametrize("obj", [
+    {"type": "response.created", "response": {}}, {"type": ["message_start"]}, {"type": "error", "choices": 1},
+    {},
+])
+def test_a_responses_event_or_anything_unrecognised_is_no_other_api(obj: dict[str, object]) -> None:
+    assert dialects.other_api(obj, besides=RESPONSES) is None
+
+
+# --- a dialect plugged in: the engine checks its streams through the seam alone --------------------------------
+
+
+class _ToyMachine:
+    """A minimal machine: 'toy.start' first, 'toy.end' last."""
+
+    def __init__(self, **options: object) -> None:
+        self.options = options
+        self.seen: list[str] = []
+        self.fast = 0
+
+    @property
+    def terminated(self) -> bool:
+        return "toy.end" in self.seen
+
+    def handle(self, event: dict[str, typing.Any], pos: Position) -> list[Finding]:
+        self.seen.append(event["kind"])
+        return []
+
+    def try_fast(self, etype: str, event: dict[str, typing.Any]) -> bool:
+        if etype != "toy.delta":
+            return False
+        self.fast += 1
+        self.seen.append(etype)
+        return True
+
+    def finish(self, end: Position) -> list[Finding]:
+        return [] if self.terminated else [lifecycle.MISSING_TERMINAL.finding(end)]
+
+    def summary(self) -> StreamSummary:
+        return StreamSummary(terminal="toy.end" if self.terminated else None,
+                             terminals=("toy.end",) if self.terminated else (),
+                             items=(ItemSummary("t1", "toy", 0, self.terminated, 0),))
+
+
+class _ToySchemas:
+    name = "toy"
+
+    def known_event_types(self) -> frozenset[str]:
+        return frozenset({"toy.start", "toy.delta", "toy.end"})
+
+    def validate_event(self, event: dict[str, typing.Any]) -> list[typing.Any]:
+        return []
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch) -> typing.Iterator[Dialect]:
+    machines: list[_ToyMachine] = []
+
+    def make(**options: object) -> _ToyMachine:
+        machines.append(_ToyMachine(**options))
+        return machines[-1]
+
+    dialect = dataclasses.replace(
+        RESPONSES, name="toy", title="Toy", endpoints=("/toy",), api_name="",
+        recognise=lambda obj: f"kind {obj['kind']!r}" if str(obj.get("kind", "")).startswith("toy.") else None,
+        make_machine=make, event_type=lambda obj: obj.get("kind") if isinstance(obj.get("kind"), str) else None,
+        type_key="kind", event_names=False, done_sentinel="required", schema_set="toy",
+        schema_findings=lambda violations, etype, pos: [], screen=None,
+    )
+    import checker.schemas
+
+    real = checker.schemas.load_schema_set
+    monkeypatch.setattr(checker.schemas, "load_schema_set",
+                        lambda name: _ToySchemas() if name == "toy" else real(name))
+    dialects.register(dialect)
+    try:
+        yield dialect
+    finally:
+        dialects._REGISTRY.pop("toy", None)
+
+
+_TOY = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in (
+    {"kind": "toy.start"}, {"kind": "toy.delta"}, {"kind": "toy.delta"}, {"kind": "toy.end"})) + b"data: [DONE]\n\n"
+
+
+def test_a_registered_dialect_is_recognised_and_checked_by_its_machine(toy: Dialect) -> None:
+    assert "toy" in dialects.names() and dialects.for_endpoint("/v1/toy") is toy
+    result = lint_bytes(_TOY)
+    assert result.dialect == "toy" and result.terminal == "toy.end"
+    assert result.findings == []  # no event line expected, [DONE] required and sent
+    assert [i.type for i in result.items] == ["toy"]
+    linter = StreamLinter()
+    linter.feed(_TOY[:40])
+    linter.feed(_TOY[40:])
+    assert linter.close().findings == [] and linter.machine.fast == 2  # type: ignore[attr-defined]
+
+
+def test_its_done_rule_and_a_missing_terminal_are_its_own(toy: Dialect) -> None:
+    result = lint_bytes(_TOY.replace(b'data: {"kind": "toy.end"}\n\n', b"").replace(b"data: [DONE]\n\n", b""))
+    assert result.codes() == ["LIF006", "SSE012"]
+
+
+def test_a_given_dialect_names_the_other_api(toy: Dialect) -> None:
+    forced = lint_bytes(_TOY, dialect="responses")
+    assert [f.message for f in forced.findings] == [
+        "this stream looks like a Toy stream, not the Responses API (kind 'toy.start')"]
+    responses = b'event: response.created\ndata: {"type":"response.created","response":{}}\n\n'
+    as_toy = lint_bytes(responses, dialect="toy")
+    assert [f.message for f in as_toy.findings] == [
+        "this stream looks like an OpenAI Responses stream, not the Toy API (type 'response.created')"]
+    with pytest.raises(ValueError, match="unknown dialect"):
+        lint_bytes(responses, dialect="nope")
+
+
+def test_a_trace_names_the_events_as_their_dialect_does(toy: Dialect) -> None:
+    result = lint_bytes(_TOY, trace=True)
+    assert result.trace is not None
+    assert [e.type for e in result.trace] == ["toy.start", "toy.delta", "toy.delta", "toy.end", "[DONE]"]

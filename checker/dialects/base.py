@@ -262,6 +262,11 @@ class Dialect:
     effects: Callable[[], ClientEffects]
     # The report lane of an event object: an item id, a choice, a content block, or "response".
     lane: Callable[[dict[str, Any]], str]
+    # The member that names an event's type, read directly by the engine's hot path (must agree with
+    # ``event_type`` for an object whose member is a string).
+    type_key: str = "type"
+    # How a finding names the API (SCH010: "…, not the Responses API"); "" for "the <title> API".
+    api_name: str = ""
     # Its terminal event types (the report draws them as the end; the proxy knows the answer is complete).
     terminal_types: frozenset[str] = frozenset()
     # How the timelines draw its events: event type -> mark kind ("added", "done", "lifecycle", "terminal",
@@ -283,3 +288,8 @@ class Dialect:
 
     def __repr__(self) -> str:
         return f"<Dialect {self.name!r}>"
+
+    @property
+    def api(self) -> str:
+        """The API as findings name it: "the Responses API"."""
+        return self.api_name or f"the {self.title} API"

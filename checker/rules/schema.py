@@ -105,7 +105,7 @@ VENDOR_EVENT = rule(
 )
 WRONG_API = rule(
     "SCH010", "wrong-api", "error",
-    "this stream looks like {api}, not the Responses API ({evidence})",
+    "this stream looks like {api}, not {expected} ({evidence})",
     summary="Recognises streams of another API (Chat Completions chunks, Anthropic Messages events, legacy "
             "Completions) and says which.",
     why="A Responses client reads none of these events; the usual cause is a server or gateway that answered "

@@ -133,6 +133,7 @@ DIALECT = Dialect(
                   "checker.rules.reconcile", "checker.rules.ids"),
     effects=effects,
     lane=lane,
+    api_name="the Responses API",
     terminal_types=vocabulary.TERMINAL_TYPES,
     marks=_MARKS,
     letters=_LETTERS,
