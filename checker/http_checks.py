@@ -46,7 +46,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from checker import request_checks
+from checker import dialects, request_checks
+from checker.dialects.base import Dialect
 from checker.engine import Limits, LintResult, StreamLinter
 from checker.exchange_meta import ENDINGS, META_VERSION, is_exchange_meta
 from checker.finding_sink import FindingSink
@@ -100,6 +101,22 @@ def endpoint_api(meta: Mapping[str, Any]) -> Literal["responses", "chat"] | None
         return None
 
 
+def _path(meta: Mapping[str, Any]) -> str:
+    try:
+        return urlsplit(str(meta.get("url") or "")).path
+    except ValueError:
+        return ""
+
+
+def exchange_dialect(meta: Mapping[str, Any]) -> Dialect | None:
+    """The dialect of the endpoint the recorded exchange was with; a meta without a URL is the probe's, of the
+    default dialect. None for an endpoint of no dialect: then the stream shows what it is."""
+    url = meta.get("url")
+    if not isinstance(url, str) or not url:
+        return dialects.default()
+    return dialects.for_endpoint(_path(meta))
+
+
 def is_probe_meta(meta: Any) -> bool:
     """Whether a parsed ``X.meta.json`` is an exchange record this module can judge."""
     return isinstance(meta, dict) and is_exchange_meta(meta)
@@ -138,11 +155,16 @@ class ExchangeLinter:
         self.trace = bool(options.get("trace"))
         self.streamed = is_stream_body(meta)
         options = with_recorded_limits(options, meta)
-        if api_of(urlsplit(str(meta.get("url") or "")).path) == "chat":
-            # The exchange was with a chat endpoint: that its stream is not the Responses API (SCH010) is no
-            # news. The proxy records such answers; their lint must say what the proxy said.
+        given = options.pop("dialect", None)
+        # The dialect: the one given (lint --dialect), else the endpoint's the meta recorded (a probe's meta
+        # without a URL is the default dialect's), else what the stream's first event shows.
+        found = exchange_dialect(meta)
+        self.dialect: Dialect | None = dialects.get(given) if isinstance(given, str) else given or found
+        if given is None and found is None and dialects.other_endpoint(_path(meta)) is not None:
+            # The exchange was with an endpoint of an API without a dialect: that its stream is not a dialect's
+            # (SCH010) is no news. The proxy records such answers; their lint must say what the proxy said.
             options = {**options, "ignore": [*(options.get("ignore") or ()), "SCH010"]}
-        self.linter = StreamLinter(profile=profile, **options) if self.streamed else None
+        self.linter = StreamLinter(profile=profile, dialect=self.dialect, **options) if self.streamed else None
         self._kept = bytearray()
         self._bytes = 0
         self._tail = b""
@@ -186,6 +208,7 @@ class ExchangeLinter:
             result = LintResult(
                 findings=[], events=0, bytes=self._bytes, terminal=None, response_id=_response_id(body, meta),
                 profile=self.profile.name, trace=[] if self.trace else None,
+                dialect=(self.dialect or dialects.default()).name,
             )
             end = Position(line=_lines(body), byte=self._bytes)
         head, tail = exchange_findings(meta, body=body, whole=self._bytes <= len(body), result=result,

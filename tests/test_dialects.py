@@ -271,3 +271,48 @@ def test_a_trace_names_the_events_as_their_dialect_does(toy: Dialect) -> None:
     result = lint_bytes(_TOY, trace=True)
     assert result.trace is not None
     assert [e.type for e in result.trace] == ["toy.start", "toy.delta", "toy.delta", "toy.end", "[DONE]"]
+
+
+# --- lint --dialect and the recorded endpoint -----------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_lint_dialect_choices_come_from_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    from checker.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["lint", str(ROOT / "captures" / "conforming"), "--dialect", "nope"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'nope' (choose from 'responses'" in capsys.readouterr().err
+
+
+def test_lint_dialect_forces_one_and_the_text_report_names_a_dialect_not_the_default(
+        toy: Dialect, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from checker.cli import main
+
+    capture = tmp_path / "toy.sse"
+    capture.write_bytes(_TOY)
+    assert main(["lint", str(capture), "--color", "never"]) == 0
+    assert "Toy · 5 events" in capsys.readouterr().out
+    assert main(["lint", str(capture), "--dialect", "responses", "--color", "never"]) == 1
+    out = capsys.readouterr().out
+    assert "SCH010" in out and "Toy ·" not in out
+
+
+def _meta(url: str) -> dict[str, typing.Any]:
+    return {"meta_version": 1, "expect": "stream", "status": 200, "url": url,
+            "headers": [["content-type", "text/event-stream"]], "ending": {"kind": "complete"}}
+
+
+def test_the_recorded_endpoint_decides_before_the_stream(toy: Dialect) -> None:
+    from checker.http_checks import lint_exchange
+
+    as_responses = lint_exchange(_meta("http://127.0.0.1:1/v1/responses"), [_TOY])
+    assert as_responses.dialect == "responses" and "SCH010" in as_responses.codes()
+    as_toy = lint_exchange(_meta("http://127.0.0.1:1/v1/toy"), [_TOY])
+    assert as_toy.dialect == "toy" and as_toy.codes() == []
+    by_stream = lint_exchange(_meta("http://127.0.0.1:1/v1/other"), [_TOY])
+    assert by_stream.dialect == "toy"
+    forced = lint_exchange(_meta("http://127.0.0.1:1/v1/toy"), [_TOY], dialect="responses")
+    assert forced.dialect == "responses" and "SCH010" in forced.codes()

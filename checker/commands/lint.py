@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from checker import dialects
 from checker.captures import expand, is_url, load_json_sidecar
 from checker.commands.common import (
     EngineArgs,
@@ -84,6 +85,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="lint on a Dask distributed cluster (tcp://HOST:8786); needs the dask extra here and sse-check "
              "on the workers",
     )
+    parser.add_argument(
+        "--dialect", metavar="NAME", choices=dialects.names(), default=None,
+        help="check every capture as this API's stream (one of: " + ", ".join(dialects.names()) + "); default: "
+             "each capture's own, from the endpoint its X.meta.json recorded, else from its first event",
+    )
     add_engine_arguments(parser)
 
 
@@ -95,17 +101,18 @@ class LintOptions:
     jobs: int | None = None
     dask: str | None = None
     engine: EngineArgs = EngineArgs()
+    dialect: str | None = None  # --dialect NAME: every capture checked as this dialect
 
 
 def options(args: argparse.Namespace) -> LintOptions:
     """The parser's result as lint's typed options."""
     return LintOptions(paths=tuple(args.paths), request=args.request, oracle=args.oracle, jobs=args.jobs,
-                       dask=args.dask, engine=EngineArgs.from_namespace(args))
+                       dask=args.dask, engine=EngineArgs.from_namespace(args), dialect=getattr(args, "dialect", None))
 
 
 def run(opts: LintOptions) -> int:
     engine = opts.engine
-    options = engine_options(engine)
+    options = _with_dialect(engine_options(engine), opts.dialect)
     report = report_options(engine, command="lint", clients=opts.oracle is not None)
     forced_request = None
     if opts.request:
@@ -118,7 +125,7 @@ def run(opts: LintOptions) -> int:
     summary = Summary()
     failed = False
     per_path: dict[int, dict[str, Any]] = {}  # the engine options of each matching [[overrides]] entry
-    work = (Job(source, _options_for(engine, source, options, per_path), forced_request,
+    work = (Job(source, _options_for(engine, source, options, per_path, opts.dialect), forced_request,
                 forced_request is not None, opts.oracle) for source in sources)
     with open_output(engine.output) as stream:
         reporter = get_reporter(engine.format)(stream, report)
@@ -155,6 +162,11 @@ def run(opts: LintOptions) -> int:
     return 1 if failed else 0
 
 
+def _with_dialect(options: dict[str, Any], dialect: str | None) -> dict[str, Any]:
+    """The engine's options, with the dialect when --dialect forces one."""
+    return {**options, "dialect": dialect} if dialect is not None else options
+
+
 def _jobs(opts: LintOptions, captures: int) -> int:
     """Worker processes for this run: -j N (default: the usable cores), never more than there are captures,
     and one (no pool to start) for a single capture."""
@@ -165,7 +177,7 @@ def _jobs(opts: LintOptions, captures: int) -> int:
 
 
 def _options_for(engine: EngineArgs, source: Path | str, options: dict[str, Any],
-                 cache: dict[int, dict[str, Any]]) -> dict[str, Any]:
+                 cache: dict[int, dict[str, Any]], dialect: str | None = None) -> dict[str, Any]:
     """The run's engine options, or those of the configuration's per-path override matching ``source``."""
     if source == "-" or (isinstance(source, str) and is_url(source)):
         return options
@@ -173,7 +185,7 @@ def _options_for(engine: EngineArgs, source: Path | str, options: dict[str, Any]
     if override is None:
         return options
     if id(override) not in cache:
-        cache[id(override)] = engine_options(engine, override)
+        cache[id(override)] = _with_dialect(engine_options(engine, override), dialect)
     return cache[id(override)]
 
 

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from checker import dialects
 from checker.console import make_console
 from checker.engine import LintResult
 from checker.findings import Finding, Severity, safe_text
@@ -40,7 +41,11 @@ def stream_facts(result: LintResult) -> str:
         what = "not an event stream" if "SSE022" in result.codes() else "no events"
         return f"{result.bytes} bytes, {what}"
     ended = f"ended by {result.terminal}" if result.terminal else "no terminal event"  # stays in words: lint
-    return f"{result.events} event{'s' if result.events != 1 else ''} · {result.bytes} bytes · {ended}"
+    facts = f"{result.events} event{'s' if result.events != 1 else ''} · {result.bytes} bytes · {ended}"
+    # The dialect is named when it is not the default one (a Responses capture's line stays as short).
+    if result.dialect and result.dialect != dialects.default().name:
+        facts = f"{dialects.get(result.dialect).title} · {facts}"
+    return facts
 
 
 def exchange_facts(info: dict[str, Any], result: LintResult, *, failed: bool = False) -> str:
