@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import IO, Any
 
+from checker import dialects
 from checker.version import __version__
 from checker.engine import LintResult
 from checker.findings import Severity
@@ -15,6 +16,7 @@ def result_dict(name: str, result: LintResult, fail_on: Severity) -> dict[str, A
     return {
         "path": name,
         "profile": result.profile,
+        "dialect": result.dialect or dialects.default().name,
         "events": result.events,
         "bytes": result.bytes,
         "terminal": result.terminal,
