@@ -258,8 +258,9 @@ class _Exchange:
         return self._result(self.linter)
 
     def _linter(self) -> ExchangeLinter:
-        # Status and expect decide, at the first byte, whether the body is a stream.
-        head = {"expect": self.meta.expect, "status": self.meta.status, "limits": self.meta.limits}
+        # Status and expect decide, at the first byte, whether the body is a stream; the URL, its dialect.
+        head = {"expect": self.meta.expect, "status": self.meta.status, "limits": self.meta.limits,
+                "url": self.redact.url(self.config.url)}
         return ExchangeLinter(head, request=self.request, **self.config.engine)
 
     async def _send(self) -> CloseWatch:

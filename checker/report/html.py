@@ -28,7 +28,7 @@ from checker.findings import Finding, Severity
 from checker.report import ReportOptions, Summary
 from checker.report.html_svg import esc, render_lanes
 from checker.report.html_tables import client_rows, client_table, findings_table, items_block
-from checker.report.lanes import Timeline, arrival_times, build_timeline
+from checker.report.lanes import Timeline, arrival_times, build_timeline, dialect_of
 from checker.report.spool import Spool
 
 # Columns of the picture: past this many events, events are folded into columns.
@@ -214,8 +214,8 @@ def render_section(anchor: str, name: str, result: LintResult, options: ReportOp
     timeline = build_timeline(result, max_columns=MAX_COLUMNS)
     times = arrival_times(result)
     verdict = '<span class="verdict breaks">FAIL</span>' if failed else '<span class="verdict ok">ok</span>'
-    facts = (f"{result.events} events, {result.bytes:,} bytes, profile {result.profile}, "
-             f"ended by {result.terminal or 'no terminal event'}")
+    facts = (f"{dialect_of(result).title}: {result.events} events, {result.bytes:,} bytes, profile "
+             f"{result.profile}, ended by {result.terminal or 'no terminal event'}")
     if result.response_id:
         facts += f", response {result.response_id}"
     parts = [
