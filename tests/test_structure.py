@@ -31,7 +31,7 @@ DATA_TABLES: dict[str, str] = {
                                              "lines of data) with the conditions its entries name",
 }
 BEING_SPLIT: dict[str, str] = {
-    # issue 15, engine-split and seam: the engine's pipeline (split, 6 lines over) and the HTTP exchange checks
+    # issue 15, engine-split and seam: the engine's pipeline and the HTTP exchange checks
     "checker/engine.py": "being split this session (engine-split)",
     "checker/engine.py::StreamLinter.feed": "being split this session (engine-split)",
     "checker/http_checks.py": "being split this session (engine-split, seam)",
