@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -22,6 +23,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 STREAM = (ROOT / "captures" / "conforming" / "text.sse").read_bytes()
+
+# "right after" below 0.1 ms, else the measured delay: on a loaded machine the close can come milliseconds
+# after the response, which is the same finding (what is asserted is the finding, not the scheduler).
+CLOSED_AFTER = re.compile(r"the server closed the connection (right|[0-9.]+ ms) after this complete response")
 
 
 class ClosingServer:
@@ -102,7 +107,7 @@ def test_a_close_right_after_a_complete_stream_is_reported_and_lint_agrees(closi
     for entry in report["files"]:
         (found,) = htp019(entry)
         assert found["severity"] == "warning" and found["position"]["byte"] == len(STREAM)
-        assert found["message"].startswith("the server closed the connection right after this complete response")
+        assert CLOSED_AFTER.match(found["message"]), found["message"]
         assert "Keep-Alive: timeout=5, max=100" in found["message"]
     meta = json.loads((tmp_path / "plain_text.meta.json").read_text())
     assert meta["connection"]["closed_by_server"] is True and meta["connection"]["retried"] is None
@@ -169,7 +174,7 @@ def test_the_replay_servers_close_fault_is_an_unannounced_close(serve: Any) -> N
     code, report = probe(server.url, "-s", "plain_text,reasoning_text", "-H", "X-SSE-Check-Fault: close")
     for entry in report["files"]:
         (found,) = htp019(entry)
-        assert found["message"].startswith("the server closed the connection right after this complete response")
+        assert CLOSED_AFTER.match(found["message"]), found["message"]
         assert entry["http"]["status"] == 200 and entry["events"] > 0
     assert code == 1
     _, kept = probe(server.url, "-s", "plain_text")
