@@ -13,6 +13,9 @@ CLIENTS: dict[str, str] = {
     "openai-agents": "openai-agents-python (builds the turn from response.completed.response.output)",
     "positional": "a positional strict client that pairs each output_item.added with the next output_item.done",
     "open-responses": "the Open Responses compliance suite (openresponses/openresponses)",
+    "anthropic-python": "anthropic-python `messages.stream()` / `get_final_message()` "
+                        "(src/anthropic/lib/streaming/_messages.py)",
+    "anthropic-ts": "@anthropic-ai/sdk `messages.stream()` / `finalMessage()` (src/lib/MessageStream.ts)",
 }
 
 
@@ -26,6 +29,8 @@ CITED_AS: dict[str, tuple[str, ...]] = {
     "openai-agents": ("openai-agents-python ",),
     "positional": ("llama.cpp PR #18486", "LocalAI #9658"),
     "open-responses": ("openresponses ",),
+    "anthropic-python": ("anthropic-sdk-python ",),
+    "anthropic-ts": ("anthropic-sdk-typescript ",),
 }
 
 

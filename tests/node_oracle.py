@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import Any
 
 SOURCE = Path(__file__).resolve().parent / "oracles" / "node"
-FILES = ("package.json", "package-lock.json", "oracle.mjs", "chat_oracle.mjs")
+# The Anthropic SDK's oracle: a package of its own (its own lock, so its own cache folder).
+ANTHROPIC = Path(__file__).resolve().parent / "oracles" / "node-anthropic"
+# The files each oracle folder needs beside its node_modules, and the package it runs.
+FILES = {SOURCE: ("package.json", "package-lock.json", "oracle.mjs", "chat_oracle.mjs"),
+         ANTHROPIC: ("package.json", "package-lock.json", "oracle.mjs")}
+PACKAGES = {SOURCE: "openai", ANTHROPIC: "@anthropic-ai/sdk"}
 # Set in CI: a missing node/npm or a failed install is then an error, not a skip.
 REQUIRE_ENV = "SSE_CHECK_REQUIRE_NODE_ORACLE"
 
@@ -29,36 +34,38 @@ class NodeOracleUnavailable(Exception):
     """node or npm is missing, or the pinned openai package could not be installed."""
 
 
-def lock_hash() -> str:
-    return hashlib.sha256((SOURCE / "package-lock.json").read_bytes()).hexdigest()[:12]
+def lock_hash(source: Path = SOURCE) -> str:
+    return hashlib.sha256((source / "package-lock.json").read_bytes()).hexdigest()[:12]
 
 
-def target_dir() -> Path:
+def target_dir(source: Path = SOURCE) -> Path:
     configured = os.environ.get("SSE_CHECK_NODE_ORACLE_DIR")
     if configured:
-        return Path(configured)
+        return Path(configured) if source == SOURCE else Path(configured) / source.name
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "sse-check" / f"node-oracle-{lock_hash()}"
+    return cache / "sse-check" / f"node-oracle-{lock_hash(source)}"
 
 
-def ensure_installed() -> Path:
-    """The folder holding oracle.mjs and node_modules/openai; installs on first use."""
+def ensure_installed(source: Path = SOURCE) -> Path:
+    """The folder holding the oracle scripts and the pinned package (node_modules/openai for openai-node,
+    node_modules/@anthropic-ai/sdk for ``ANTHROPIC``); installs on first use."""
+    package = PACKAGES[source]
     node, npm = shutil.which("node"), shutil.which("npm")
     if not node or not npm:
-        raise NodeOracleUnavailable("node and npm are needed for the openai-node oracle (not on PATH)")
-    target = target_dir()
+        raise NodeOracleUnavailable(f"node and npm are needed for the {package} oracle (not on PATH)")
+    target = target_dir(source)
     target.mkdir(parents=True, exist_ok=True)
-    for name in FILES:  # copied every time: oracle.mjs edits apply without a reinstall
-        shutil.copyfile(SOURCE / name, target / name)
+    for name in FILES[source]:  # copied every time: oracle.mjs edits apply without a reinstall
+        shutil.copyfile(source / name, target / name)
     stamp = target / ".installed"
-    if stamp.is_file() and stamp.read_text() == lock_hash() and (target / "node_modules" / "openai").is_dir():
+    if stamp.is_file() and stamp.read_text() == lock_hash(source) and (target / "node_modules" / package).is_dir():
         return target
     proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target,
                           capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
         last = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-1:] or ["no output"]
-        raise NodeOracleUnavailable(f"`npm ci` of the pinned openai-node failed: {last[0]}")
-    stamp.write_text(lock_hash())
+        raise NodeOracleUnavailable(f"`npm ci` of the pinned {package} failed: {last[0]}")
+    stamp.write_text(lock_hash(source))
     return target
 
 
@@ -86,12 +93,13 @@ def run_chat(cases: list[tuple[Path, dict[str, Any] | None]], target: Path) -> l
 
 
 def main() -> int:
-    try:
-        target = ensure_installed()
-    except NodeOracleUnavailable as exc:
-        print(f"node oracle: {exc}", file=sys.stderr)
-        return 1 if os.environ.get(REQUIRE_ENV) else 0
-    print(f"node oracle: openai-node installed in {target}")
+    for source, package in PACKAGES.items():
+        try:
+            target = ensure_installed(source)
+        except NodeOracleUnavailable as exc:
+            print(f"node oracle: {exc}", file=sys.stderr)
+            return 1 if os.environ.get(REQUIRE_ENV) else 0
+        print(f"node oracle: {package} installed in {target}")
     return 0
 
 

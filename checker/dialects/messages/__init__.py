@@ -1,0 +1,94 @@
+"""Anthropic Messages streamed as Server-Sent Events (``POST /v1/messages``, ``stream: true``; docs/spec.md §7).
+
+``DIALECT`` is what the engine, the reports and the client matrix know of it (see checker/dialects/base.py).
+The machine, the schema findings and the client effects are imported when first used, so that recognising a
+stream costs none of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from checker.dialects.base import ClientEffects, Dialect, Machine
+from checker.dialects.messages import vocabulary
+from checker.findings import Finding, Position
+
+# Schema violations the machine reports as ANT006 (message-usage-malformed) instead: what the clients do with
+# usage depends on message_start and message_delta together, which the machine sees and the schema does not.
+_USAGE_POINTERS = {
+    vocabulary.MESSAGE_START: ("/message/usage", "/message/usage/input_tokens", "/message/usage/output_tokens"),
+    vocabulary.MESSAGE_DELTA: ("/usage", "/usage/output_tokens"),
+}
+
+
+def make_machine(**options: Any) -> Machine:
+    from checker.dialects.messages.machine import MessagesMachine
+
+    return MessagesMachine(**options)
+
+
+def schema_findings(violations: Sequence[Any], etype: str, pos: Position) -> list[Finding]:
+    """Each violation as SCH001 (missing properties of one object as one finding), but usage's (ANT006)."""
+    from checker.rules import schema
+
+    skip = _USAGE_POINTERS.get(etype, ())
+    out: list[Finding] = []
+    missing: dict[str, list[str]] = {}
+    for violation in violations:
+        pointer: str = violation.pointer
+        if pointer in skip:
+            continue
+        if violation.keyword == "required" and violation.missing is not None:
+            missing.setdefault(pointer.rsplit("/", 1)[0], []).append(violation.missing)
+            continue
+        details = {"keyword": violation.keyword, "missing": [], "pointer": pointer, "type": etype}
+        out.append(schema.EVENT_SCHEMA.finding(pos, pointer=pointer, details=details, type=etype,
+                                               where=pointer or "/", detail=violation.message))
+    for parent, names in missing.items():
+        details = {"keyword": "required", "missing": names, "pointer": parent, "type": etype}
+        listed = ", ".join(repr(n) for n in names)
+        text = f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
+        out.append(schema.EVENT_SCHEMA.finding(pos, pointer=parent, details=details, type=etype,
+                                               where=parent or "/", detail=text))
+    return out
+
+
+def screen(obj: dict[str, Any], pos: Position) -> tuple[list[Finding], bool]:
+    """An event without a string ``type`` goes no further (both SDKs dispatch on it)."""
+    from checker.rules import schema
+
+    if not isinstance(obj.get("type"), str):
+        return [schema.MISSING_TYPE.finding(pos)], False
+    return [], True
+
+
+def effects() -> ClientEffects:
+    from checker.dialects.messages.effects import effects as build
+
+    return build()
+
+
+_MARKS = {vocabulary.MESSAGE_START: "lifecycle", vocabulary.BLOCK_START: "added", vocabulary.BLOCK_STOP: "done",
+          vocabulary.MESSAGE_DELTA: "lifecycle", vocabulary.MESSAGE_STOP: "terminal"}
+_LETTERS = {vocabulary.MESSAGE_START: "S", vocabulary.MESSAGE_DELTA: "D", vocabulary.MESSAGE_STOP: "✓"}
+
+DIALECT = Dialect(
+    name="messages",
+    title="Anthropic Messages",
+    endpoints=("/messages",),
+    recognise=vocabulary.recognise,
+    make_machine=make_machine,
+    event_type=vocabulary.event_type,
+    event_names=True,
+    done_sentinel="ignored",
+    schema_set="anthropic",
+    schema_findings=schema_findings,
+    rule_modules=("checker.rules.messages",),
+    effects=effects,
+    lane=vocabulary.lane,
+    terminal_types=vocabulary.TERMINAL_TYPES,
+    marks=_MARKS,
+    letters=_LETTERS,
+    screen=screen,
+)

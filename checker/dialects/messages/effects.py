@@ -1,0 +1,187 @@
+"""What each Anthropic Messages finding does to the Anthropic SDKs: the dialect's client matrix.
+
+Two clients, each the call its users make:
+
+* ``anthropic-python`` 2.15.0: ``with client.messages.stream(...) as s`` then ``s.get_final_message()``.
+  Its SSE layer (``src/anthropic/_streaming.py``) skips ``ping`` and events without an ``event:`` line by
+  their *name*, raises on ``event: error`` and parses the rest whatever they are named; its accumulator
+  (``lib/streaming/_messages.py`` ``accumulate_event``) passes events before ``message_start`` through
+  unaccumulated, appends each started block, indexes blocks by the events' ``index`` (a missing one is an
+  IndexError), drops a delta of the wrong type, parses tool input as it streams (jiter, partial mode), and
+  never needs ``message_stop``: ``get_final_message()`` returns the snapshot at the end of the stream.
+* ``anthropic-ts`` (@anthropic-ai/sdk 1.15.0): ``client.messages.stream()`` then ``finalMessage()``. The same
+  SSE rules (``src/core/streaming.ts``); ``MessageStream`` (``src/lib/MessageStream.ts``) ignores events
+  before ``message_start``, throws on a second one, finds blocks with ``content.at(index)`` (a missing one:
+  the delta is dropped), reads tool input lazily with its partial JSON parser, and adds the message only at
+  ``message_stop``: without it ``finalMessage()`` rejects.
+
+Every verdict here is checked against the real SDKs on every capture of captures/messages by
+tests/test_messages_oracles.py (a loopback server serves the capture; the SDK's own call path reads it).
+"""
+
+from __future__ import annotations
+
+from checker.dialects.base import ClientEffects, Effect, Linted, Verdict
+from checker.findings import Finding
+
+PY, TS = "anthropic-python", "anthropic-ts"
+CLIENTS = (PY, TS)
+
+_TS_NO_MESSAGE = "AnthropicError: stream ended without producing a Message with role=assistant"
+_TS_NO_CHUNKS = "AnthropicError: request ended without sending any chunks"
+_PY_NO_SNAPSHOT = "AssertionError (get_final_message(): no message_start, no snapshot)"
+_PY_INDEX = "IndexError: list index out of range (content[{index}] of a snapshot with {started} block(s))"
+
+
+def _breaks(symptom: str, when=None) -> Effect:  # type: ignore[no-untyped-def]
+    return Effect(Verdict.BREAKS, symptom, when)
+
+
+def _degrades(symptom: str, when=None) -> Effect:  # type: ignore[no-untyped-def]
+    return Effect(Verdict.DEGRADED, symptom, when)
+
+
+# --- conditions --------------------------------------------------------------------------------------------
+
+
+def _detail_is(name: str, *values: object):  # type: ignore[no-untyped-def]
+    return lambda f, r: f.details.get(name) in values
+
+
+def _beyond_snapshot(f: Finding, r: Linted) -> bool:
+    """The event's index is past the blocks the snapshot holds (anthropic-python: IndexError)."""
+    index, started = f.details.get("got", f.details.get("index")), f.details.get("started")
+    return type(index) is int and type(started) is int and index >= started
+
+
+def _event_is(*types: str):  # type: ignore[no-untyped-def]
+    return lambda f, r: f.position.event_type in types
+
+
+def _early_block_start(f: Finding, r: Linted) -> bool:
+    return f.details.get("type") == "content_block_start"
+
+
+# An event the SSE layer drops by its name (SSE009: no `event:` line; SSE008 under `event: ping`).
+def _dropped(f: Finding, r: Linted) -> bool:
+    return f.code == "SSE009" or f.details.get("event") == "ping"
+
+
+def _dropped_as(*types: str):  # type: ignore[no-untyped-def]
+    return lambda f, r: _dropped(f, r) and f.position.event_type in types
+
+
+def _named_error(f: Finding, r: Linted) -> bool:
+    return f.code == "SSE008" and f.details.get("event") == "error"
+
+
+_DROPPED_DELTA = "the SDK skips the event by its name: the {type} is lost from the final message"
+_DROPPED_START = "the SDK skips message_start by its name: "
+
+EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
+    # -- the message ------------------------------------------------------------------------------------
+    "ANT001": {
+        PY: (_breaks("IndexError: list index out of range (the block started before message_start is not in the "
+                     "snapshot)", when=_early_block_start),
+             _degrades("the {type} before message_start is not accumulated")),
+        TS: (_breaks("AnthropicError: Cannot read properties of undefined (reading 'type') (the block started "
+                     "before message_start is not in the snapshot)", when=_early_block_start),
+             _degrades("the {type} before message_start is not accumulated")),
+    },
+    "ANT002": {PY: (_breaks(_PY_NO_SNAPSHOT),), TS: (_breaks(_TS_NO_CHUNKS),)},
+    "ANT003": {TS: (_breaks("AnthropicError: Unexpected event order, got message_start before receiving "
+                            "\"message_stop\""),)},
+    "ANT005": {
+        PY: (_degrades("the final message keeps message_start's {count} block(s): every block is shifted and "
+                       "block 0's deltas go into the first of them"),),
+        TS: (_degrades("finalMessage() keeps message_start's {count} block(s): every block is shifted and "
+                       "block 0's deltas go into the first of them"),),
+    },
+    "ANT006": {
+        PY: (_breaks("AttributeError: 'NoneType' object has no attribute 'output_tokens'",
+                     when=_detail_is("detail", "no usage object")),),
+        TS: (_breaks("AnthropicError: Cannot set properties of undefined (setting 'output_tokens')",
+                     when=lambda f, r: f.details.get("detail") == "no usage object"
+                     and str(f.details.get("where")).startswith("message_start")),
+             _breaks("AnthropicError: Cannot read properties of undefined (reading 'output_tokens')",
+                     when=_detail_is("detail", "no usage object"))),
+    },
+    # -- content blocks -------------------------------------------------------------------------------------
+    "ANT007": {
+        PY: (_breaks(_PY_INDEX.replace("{index}", "{got}"), when=_beyond_snapshot),
+             _degrades("the block's deltas go into another block (content[{got}])")),
+        TS: (_degrades("content.at({got}) is another block or none: the block's deltas are dropped or misplaced"),),
+    },
+    "ANT008": {
+        PY: (_degrades("the block is appended again: the final message has an extra empty block"),),
+        TS: (_degrades("the block is appended again: finalMessage() has an extra empty block"),),
+    },
+    "ANT009": {
+        PY: (_degrades("the {delta} is dropped: the {block} block misses it"),),
+        TS: (_degrades("the {delta} is dropped: the {block} block misses it"),),
+    },
+    "ANT010": {
+        PY: (_breaks(_PY_INDEX, when=_beyond_snapshot), _degrades("the {type} goes into another block")),
+        TS: (_degrades("content.at({index}) finds no block: the {type} is dropped"),),
+    },
+    "ANT017": {
+        PY: (_breaks("ValueError: Unable to parse tool parameter JSON from model. … Error: {error}",
+                     when=_detail_is("kind", "invalid")),
+             _degrades("the tool input is the partial parse of the text ({error})", when=_detail_is("kind", "cut")),
+             _degrades("the tool input is not an object", when=_detail_is("kind", "not-object"))),
+        TS: (_breaks("AnthropicError: {error} (JSON.parse, when `input` is read)",
+                     when=_detail_is("kind", "invalid", "trailing")),
+             _degrades("the tool input is the partial parse of the text ({error})", when=_detail_is("kind", "cut")),
+             _degrades("the tool input is not an object", when=_detail_is("kind", "not-object"))),
+    },
+    # -- the end of the message ---------------------------------------------------------------------------
+    "ANT018": {
+        PY: (_degrades("get_final_message().stop_reason is None (no message_delta)"),),
+        TS: (_degrades("finalMessage().stop_reason is null (no message_delta)"),),
+    },
+    "ANT020": {
+        PY: (_degrades("get_final_message().stop_reason is None"),),
+        TS: (_degrades("finalMessage().stop_reason is null"),),
+    },
+    "ANT022": {TS: (_breaks(_TS_NO_MESSAGE),)},
+    "ANT023": {
+        PY: (_breaks("APIStatusError: {detail}"),),
+        TS: (_breaks("APIError: {detail}"),),
+    },
+    # -- framing, as these SDKs read it ----------------------------------------------------------------------
+    "SSE006": {PY: (_breaks("json.JSONDecodeError on the event's data"),),
+               TS: (_breaks("SyntaxError: the event's data is not JSON (JSON.parse)"),)},
+    "SSE008": {
+        PY: (_breaks("APIStatusError: the event is named `error`", when=_named_error),
+             _breaks(_PY_NO_SNAPSHOT + " " + _DROPPED_START.strip(), when=_dropped_as("message_start")),
+             _breaks(_PY_INDEX.replace("{index}", "…").replace("{started}", "…"),
+                     when=_dropped_as("content_block_start")),
+             _degrades(_DROPPED_DELTA, when=_dropped_as("content_block_delta", "message_delta"))),
+        TS: (_breaks("APIError: the event is named `error`", when=_named_error),
+             _breaks(_TS_NO_CHUNKS, when=_dropped_as("message_start")),
+             _breaks(_TS_NO_MESSAGE, when=_dropped_as("message_stop")),
+             _degrades(_DROPPED_DELTA, when=_dropped_as("content_block_start", "content_block_delta",
+                                                        "message_delta"))),
+    },
+    "SSE010": {
+        PY: (_degrades("the SDK reads on: the {what} after message_stop changes the final message",
+                       when=_event_is("content_block_start", "content_block_delta", "message_delta")),),
+        TS: (_breaks("AnthropicError: Unexpected event order, got message_start before receiving "
+                     "\"message_stop\"", when=_event_is("message_start")),),
+    },
+    "SSE018": {PY: (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
+               TS: (_breaks("SyntaxError: the keepalive is parsed as JSON"),)},
+}
+# SSE009 (no `event:` line) has the same effects as an event named `ping`: both are skipped by name.
+EFFECTS["SSE009"] = {client: tuple(e for e in effects if e.when is not _named_error)
+                     for client, effects in EFFECTS["SSE008"].items()}
+
+# Which effects of anthropic-python happen in its SSE layer, before any accumulator: those also break the
+# lower-level `client.messages.create(stream=True)` iteration (tests/test_messages_oracles.py checks it).
+DECODER_LEVEL = frozenset({"ANT023", "SSE006", "SSE018"})
+
+CHECK_ORDER = ("HTP", "SSE", "SCH", "ANT")
+
+
+def effects() -> ClientEffects:
+    return ClientEffects(clients=CLIENTS, by_rule=EFFECTS, normal_end="message_stop", check_order=CHECK_ORDER)
