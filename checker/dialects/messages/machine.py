@@ -304,7 +304,8 @@ class MessagesMachine:
         self.next_index = max(self.next_index, index + 1)
         content = content if isinstance(content, dict) else {}
         kind = content.get("type")
-        block = Block(index=index, type=kind if isinstance(kind, str) else None, started_at=pos.event_index)
+        kind = kind if isinstance(kind, str) else None  # any JSON may be there (the schema says what is wrong)
+        block = Block(index=index, type=kind, started_at=pos.event_index)
         self.blocks[index] = block
         if kind in v.TOOL_BLOCKS:
             self._tool_start(block, content, pos, out)
