@@ -12,6 +12,7 @@ import pytest
 
 from checker.clients import CLIENTS, cites
 from checker.compat import LIMIT_CODES, Verdict, matrix
+from checker.dialects.responses.effects import CLIENTS as RESPONSES_CLIENTS
 from checker.dialects.responses.effects import EFFECTS, END_EFFECTS
 from checker.engine import lint_bytes
 from checker.findings import Position
@@ -69,7 +70,7 @@ def test_verdicts_order_and_print() -> None:
 def test_a_clean_stream_is_ok_for_every_client() -> None:
     result = lint_bytes((CAPTURES / "conforming" / "reasoning-summary.sse").read_bytes())
     cells = matrix(result).cells
-    assert [c.client for c in cells] == list(CLIENTS)
+    assert [c.client for c in cells] == list(RESPONSES_CLIENTS)
     assert all(c.verdict is Verdict.OK and c.finding is None and c.symptom is None for c in cells)
 
 

@@ -166,3 +166,22 @@ def test_the_hot_path_and_the_full_path_agree_on_the_corpus(path: Path) -> None:
     assert [(f.code, f.message, f.position) for f in fast.findings] == \
         [(f.code, f.message, f.position) for f in full.findings]
     assert fast.texts == full.texts
+
+
+# --- the client matrix's table ----------------------------------------------------------------------------------
+
+
+def test_the_effects_table_names_rules_and_this_dialects_clients() -> None:
+    from checker.compat import Verdict
+    from checker.dialects.messages.effects import CLIENTS, EFFECTS
+    from checker.rules import RULES
+
+    assert DIALECT.effects().clients == CLIENTS == ("anthropic-python", "anthropic-ts")
+    for code, table in EFFECTS.items():
+        assert code in RULES and set(table) <= set(CLIENTS), code
+        affected = {c for c, effects in table.items() if any(e.verdict > Verdict.OK for e in effects)}
+        if code.startswith("ANT"):  # the family's own rules: Rule.clients is exactly who breaks or degrades
+            assert affected == set(RULES[code].clients), code
+    for code, rule in RULES.items():
+        if code.startswith("ANT") and rule.clients:
+            assert code in EFFECTS, f"{code} names clients but has no row: they would all break by default"
