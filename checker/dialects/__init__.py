@@ -19,6 +19,7 @@ from checker.dialects.base import Dialect
 # The built-in dialects' packages, in registration order (the first is the default). One line per dialect.
 BUILTIN: tuple[str, ...] = (
     "checker.dialects.responses",
+    "checker.dialects.messages",
 )
 
 _REGISTRY: dict[str, Dialect] = {}

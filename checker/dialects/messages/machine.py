@@ -400,7 +400,7 @@ class MessagesMachine:
                     return
                 target = self._cut_inputs if kind == "cut" and self.delta_at is None else out
                 target.append(r.TOOL_INPUT.finding(
-                    pos, details={"index": block.index, "block": block.type, "name": block.name, "what": what,
+                    pos, details={"index": block.index, "block": block.type, "name": str(block.name), "what": what,
                                   "error": error, "kind": kind},
                     block=block.type, index=block.index, name=str(block.name), what=what, error=error))
 
