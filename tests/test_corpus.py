@@ -46,12 +46,15 @@ from checker.rules import RULES
 ROOT = Path(__file__).resolve().parents[1]
 CAPTURES = ROOT / "captures"
 # The folders this test owns (captures/http, with its X.meta.json sidecars, is tested with the HTTP checks).
-FOLDERS = ("conforming", "open-responses", "rules", "llama.cpp", "litellm")
+FOLDERS = ("conforming", "open-responses", "rules", "llama.cpp", "litellm", "messages")
 ALL_CAPTURES = sorted(p for folder in FOLDERS for p in (CAPTURES / folder).rglob("*.sse"))
 # Rules no stream may trigger: sse-check's own internal error (the corpus must never produce it).
 NO_EXAMPLE = {code for code, rule in RULES.items() if not rule.bad}
 # Rules whose example captures live here: all but the HTTP family (captures/http) and NO_EXAMPLE.
-CORPUS_RULES = sorted(code for code in RULES if RULES[code].bad.startswith("rules/") and code not in NO_EXAMPLE)
+# (captures/messages/rules holds the Anthropic Messages dialect's.)
+RULE_FOLDERS = ("rules", "messages/rules")
+CORPUS_RULES = sorted(code for code in RULES
+                      if RULES[code].bad.startswith(tuple(f + "/" for f in RULE_FOLDERS)) and code not in NO_EXAMPLE)
 LLAMA = CAPTURES / "llama.cpp"
 # Real llama.cpp bodies that are not Responses streams at all.
 LLAMA_NOT_RESPONSES = {"error_previous_response_id.sse": "SSE022", "chat-reasoning_text.sse": "SCH010"}
@@ -375,12 +378,13 @@ def test_every_rule_has_a_good_capture_without_it(code: str) -> None:
 
 
 def test_every_rule_capture_is_named_after_a_rule_it_declares() -> None:
-    for path in sorted((CAPTURES / "rules").glob("*.sse")):
+    rule_captures = sorted(p for folder in RULE_FOLDERS for p in (CAPTURES / folder).glob("*.sse"))
+    for path in rule_captures:
         code = path.name[:6]
         assert code in RULES, f"{rel(path)}: not named after a rule code"
         assert any(code in c for c in declaration(path).expect.values()), f"{rel(path)} does not declare {code}"
     bad = {RULES[c].bad for c in CORPUS_RULES}
-    names = {rel(p) for p in (CAPTURES / "rules").glob("*.sse")}
+    names = {rel(p) for p in rule_captures}
     assert bad <= names
 
 

@@ -21,12 +21,15 @@ import pytest
 
 from checker.captures import request_for
 from checker.engine import LintResult, StreamLinter
+from checker.dialects.messages.machine import MessagesMachine
 from checker.dialects.responses.machine import LIFECYCLE, LIFECYCLE_KIND, ResponsesMachine
 from checker.profiles import PROFILES, get_profile
 from checker.rules import RULES
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL_CAPTURES = sorted((ROOT / "captures").rglob("*.sse"))
+# Every dialect's machine (each has its own hot path).
+MACHINES = (ResponsesMachine, MessagesMachine)
 
 
 def _lint(data: bytes, profile: str, request: dict[str, Any] | None, *, full: bool) -> LintResult:
@@ -41,7 +44,8 @@ def test_fast_and_full_paths_agree(path: Path, monkeypatch: pytest.MonkeyPatch) 
     data = path.read_bytes()
     request = request_for(path)
     fast = {profile: _lint(data, profile, request, full=False) for profile in PROFILES}
-    monkeypatch.setattr(ResponsesMachine, "try_fast", lambda self, etype, event: False)
+    for machine in MACHINES:
+        monkeypatch.setattr(machine, "try_fast", lambda self, etype, event: False)
     for profile, quick in fast.items():
         slow = _lint(data, profile, request, full=True)
         assert slow.findings == quick.findings, profile
@@ -63,6 +67,21 @@ def test_the_fast_path_is_taken_on_plain_deltas(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(ResponsesMachine, "try_fast", spy)
     _lint((ROOT / "captures" / "conforming" / "text.sse").read_bytes(), "openai", None, full=False)
     assert "response.output_text.delta" in taken
+
+
+def test_the_messages_fast_path_is_taken_on_plain_deltas(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken: list[str] = []
+    original = MessagesMachine.try_fast
+
+    def spy(self: MessagesMachine, etype: str, event: dict[str, Any]) -> bool:
+        accepted = original(self, etype, event)
+        if accepted:
+            taken.append(etype)
+        return accepted
+
+    monkeypatch.setattr(MessagesMachine, "try_fast", spy)
+    _lint((ROOT / "captures" / "messages" / "conforming" / "text.sse").read_bytes(), "openai", None, full=False)
+    assert "content_block_delta" in taken
 
 
 STATES = ("start", "created", "queued", "in_progress", "output")

@@ -27,8 +27,7 @@ MESSAGES = ROOT / "captures" / "messages"
 
 
 def lint(data: bytes, *, trace: bool = False, request: dict[str, Any] | None = None) -> LintResult:
-    linter = StreamLinter(profile=get_profile("openai"), request=request, trace=trace, keep_texts=True,
-                          dialect="messages")  # TEMPORARY until the seam recognises the dialect
+    linter = StreamLinter(profile=get_profile("openai"), request=request, trace=trace, keep_texts=True)
     for start in range(0, len(data), 997):
         linter.feed(data[start:start + 997])
     return linter.close()

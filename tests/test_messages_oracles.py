@@ -53,8 +53,7 @@ DEGRADED_BEYOND_VIEW: dict[str, str] = {
 def lint(path: Path) -> tuple[LintResult, StreamLinter]:
     """The capture under the openai profile (every rule on), with its declared request and limits."""
     decl = declaration(path)
-    linter = StreamLinter(profile=get_profile("openai"), request=decl.request, limits=decl.limits, keep_texts=True,
-                          dialect="messages")  # TEMPORARY until the seam recognises the dialect
+    linter = StreamLinter(profile=get_profile("openai"), request=decl.request, limits=decl.limits, keep_texts=True)
     linter.feed(path.read_bytes())
     return linter.close(), linter
 
