@@ -211,11 +211,13 @@ CODEX = Profile(
 
 _LLAMA = "llama.cpp (captures README): "
 _LLAMA_LIVE = "llama.cpp (the real server, captures/llama.cpp-probe): "
+_LLAMA_MESSAGES = "llama.cpp (/v1/messages, captures/messages/llama.cpp): "
 
 LLAMA_CPP = Profile(
     name="llama.cpp",
-    description="llama.cpp's llama-server as documented in docs/spec.md §4, captures/llama.cpp/README.md and, found "
-    "against the real server, captures/llama.cpp-probe/README.md: each documented deviation is reported as info, "
+    description="llama.cpp's llama-server as documented in docs/spec.md §4 and §7.5, captures/llama.cpp/README.md, "
+    "captures/messages/llama.cpp/README.md and, found against the real server, captures/llama.cpp-probe/README.md: "
+    "each documented deviation is reported as info, "
     "anything else at full severity.",
     known_deviations=(
         KnownDeviation(code="LIF015", description=_LLAMA + "no event carries sequence_number"),
@@ -278,6 +280,18 @@ LLAMA_CPP = Profile(
             description=_LLAMA_LIVE + "llama-server closes the connection after every streamed response, although "
             "it announces Keep-Alive and no Connection: close",
             when=lambda f: str(details(f).get("what", "")).startswith("closed the connection"),
+        ),
+        # Its Anthropic Messages endpoint (/v1/messages), docs/spec.md §7.5.
+        KnownDeviation(code="ANT004", description=_LLAMA_MESSAGES + "message ids are chat ids (chatcmpl-…)"),
+        KnownDeviation(code="ANT013", description=_LLAMA_MESSAGES + "thinking ends with an empty signature_delta"),
+        KnownDeviation(code="ANT015", description=_LLAMA_MESSAGES + "tool_use ids have no toolu_ prefix"),
+        KnownDeviation(code="ANT026", description=_LLAMA_MESSAGES + "every content_block_stop comes at the end"),
+        KnownDeviation(
+            code="SCH001",
+            description=_LLAMA_MESSAGES + "a block starts without its signature (thinking) or input (tool_use)",
+            when=lambda f: f.details.get("type") == "content_block_start"
+            and f.details.get("pointer") == "/content_block"
+            and set(f.details.get("missing") or ()) <= {"signature", "input"},
         ),
     ),
 )

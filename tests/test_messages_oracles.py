@@ -147,7 +147,8 @@ def test_the_python_oracle_reports_the_sdk_errors_verbatim() -> None:
     no_start = run((rules / "ANT002-message-start-missing.sse").read_bytes())
     assert no_start.raised == "AssertionError"
     error = run((rules / "ANT023-message-error-event.sse").read_bytes())
-    assert error.raised is not None and error.raised.startswith("APIStatusError: ") and "overloaded_error" in error.raised
+    assert error.raised is not None and error.raised.startswith("APIStatusError: ")
+    assert "overloaded_error" in error.raised
     # No message_stop: get_final_message() returns the snapshot all the same.
     cut = run((rules / "ANT022-message-stop-missing.sse").read_bytes())
     assert cut.raised is None and cut.terminal is None and cut.status == "end_turn"

@@ -65,7 +65,8 @@ def where(items: list[Frame], etype: str, index: int | None = None, nth: int = 0
 
 
 def delta(index: int, kind: str, field: str, piece: str) -> Frame:
-    return ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": kind, field: piece}})
+    event = {"type": "content_block_delta", "index": index, "delta": {"type": kind, field: piece}}
+    return ("content_block_delta", event)
 
 
 # --- conforming ----------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ tests/test_messages_oracles.py (a loopback server serves the capture; the SDK's 
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, Effect, Linted, Verdict
+from checker.dialects.base import ClientEffects, Condition, Effect, Linted, Verdict
 from checker.findings import Finding
 
 PY, TS = "anthropic-python", "anthropic-ts"
@@ -33,18 +33,18 @@ _PY_NO_SNAPSHOT = "AssertionError (get_final_message(): no message_start, no sna
 _PY_INDEX = "IndexError: list index out of range (content[{index}] of a snapshot with {started} block(s))"
 
 
-def _breaks(symptom: str, when=None) -> Effect:  # type: ignore[no-untyped-def]
+def _breaks(symptom: str, when: Condition | None = None) -> Effect:
     return Effect(Verdict.BREAKS, symptom, when)
 
 
-def _degrades(symptom: str, when=None) -> Effect:  # type: ignore[no-untyped-def]
+def _degrades(symptom: str, when: Condition | None = None) -> Effect:
     return Effect(Verdict.DEGRADED, symptom, when)
 
 
 # --- conditions --------------------------------------------------------------------------------------------
 
 
-def _detail_is(name: str, *values: object):  # type: ignore[no-untyped-def]
+def _detail_is(name: str, *values: object) -> Condition:
     return lambda f, r: f.details.get(name) in values
 
 
@@ -54,7 +54,7 @@ def _beyond_snapshot(f: Finding, r: Linted) -> bool:
     return type(index) is int and type(started) is int and index >= started
 
 
-def _event_is(*types: str):  # type: ignore[no-untyped-def]
+def _event_is(*types: str) -> Condition:
     return lambda f, r: f.position.event_type in types
 
 
@@ -67,7 +67,7 @@ def _dropped(f: Finding, r: Linted) -> bool:
     return f.code == "SSE009" or f.details.get("event") == "ping"
 
 
-def _dropped_as(*types: str):  # type: ignore[no-untyped-def]
+def _dropped_as(*types: str) -> Condition:
     return lambda f, r: _dropped(f, r) and f.position.event_type in types
 
 

@@ -226,8 +226,9 @@ class MessagesMachine:
             self._close_open_blocks(pos, "message_delta", out)
         usage = event.get("usage")
         problem = _usage_problem(usage, ("output_tokens",))
-        if problem:
-            out.append(r.USAGE_MALFORMED.finding(pos, pointer="/usage", where="message_delta usage", detail=problem))
+        if problem or not isinstance(usage, dict):
+            out.append(r.USAGE_MALFORMED.finding(pos, pointer="/usage", where="message_delta usage",
+                                                 detail=problem or "no usage object"))
         else:
             tokens = usage["output_tokens"]
             if first is not None and self.output_tokens is not None and tokens < self.output_tokens:
@@ -344,9 +345,9 @@ class MessagesMachine:
         if block is None or not isinstance(delta, dict):
             return
         kind = delta.get("type")
-        allowed = v.DELTA_BLOCKS.get(kind) if isinstance(kind, str) else None
-        if allowed is None:
+        if not isinstance(kind, str) or kind not in v.DELTA_BLOCKS:
             return  # an unknown delta type: the schema's finding
+        allowed = v.DELTA_BLOCKS[kind]
         if block.type not in allowed:
             out.append(r.DELTA_MISMATCH.finding(pos, delta=kind, index=block.index, block=block.type))
             return
