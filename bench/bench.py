@@ -341,7 +341,36 @@ def memory(args: argparse.Namespace) -> None:
             big.unlink()
 
 
-SECTIONS = ("parallel", "speed", "startup", "memory", "proxy")
+def write_messages_stream(path: Path, *, events: int, deltas_per_block: int = 500) -> int:
+    """An Anthropic Messages stream with the same text deltas as write_stream's, written incrementally."""
+    from checker.dialects.messages.synth import MessagesStreamBuilder, encode
+
+    builder = MessagesStreamBuilder(name="bench")
+    for b in range(max(1, events // (deltas_per_block + 2))):
+        builder.text([f" w{b % 97:02d}" for _ in range(deltas_per_block)])
+    count = 0
+    with path.open("wb") as handle:
+        for event in builder.events():
+            handle.write(encode([event]))
+            count += 1
+    return count
+
+
+def bench_messages(folder: Path, args: argparse.Namespace) -> None:
+    """Per-event lint speed of an Anthropic Messages stream against a Responses stream of as many deltas."""
+    folder.mkdir(parents=True, exist_ok=True)
+    responses, messages = folder / "responses.sse", folder / "messages.sse"
+    n_r = write_stream(responses, events=args.events)
+    n_m = write_messages_stream(messages, events=args.events)
+    r_rate = rate(lambda: run_sse_check(chunks(responses)), args.repeat)
+    m_rate = rate(lambda: run_sse_check(chunks(messages)), args.repeat)
+    print(f"Responses stream:          {n_r} events,"
+          f" {responses.stat().st_size / 1e6:.1f} MB: {r_rate:>10,.0f} events/s")
+    print(f"Anthropic Messages stream: {n_m} events, {messages.stat().st_size / 1e6:.1f} MB: {m_rate:>10,.0f} events/s")
+    print(f"ratio Messages vs Responses per event: {m_rate / r_rate:.2f}x   (target >= 1.0x)")
+
+
+SECTIONS = ("parallel", "speed", "startup", "memory", "proxy", "messages")
 
 
 def main() -> int:
@@ -373,6 +402,8 @@ def main() -> int:
             bench_parallel(Path(tmp) / "archive", args.parallel_captures, max(1, min(3, args.repeat)))
         if "speed" in sections and args.speed:
             bench_speed(Path(tmp) / "bench.sse", args)
+        if "messages" in sections and args.speed:
+            bench_messages(Path(tmp) / "messages", args)
     if "startup" in sections:
         startup(args.startup_repeat)
     if "memory" in sections and args.memory_mb:
