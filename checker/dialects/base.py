@@ -149,6 +149,10 @@ class FindingDetails(TypedDict, total=False):
     done_type: str  # the done event a text part lacks
     what: str  # what an HTTP finding is about
     nested: bool  # an error event's error is nested in an `error` object (LIF013)
+    # Anthropic Messages.
+    event: str  # the SSE event name that disagrees with the type (SSE008)
+    started: int  # the content blocks started so far: the clients' snapshot holds that many (ANT007, ANT010)
+    detail: str  # what is wrong with usage (ANT006)
 
 
 def details(finding: Finding) -> FindingDetails:

@@ -21,7 +21,7 @@ tests/test_messages_oracles.py (a loopback server serves the capture; the SDK's 
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, Condition, Effect, Linted, Verdict
+from checker.dialects.base import ClientEffects, Condition, Effect, Linted, Verdict, details
 from checker.findings import Finding
 
 PY, TS = "anthropic-python", "anthropic-ts"
@@ -45,12 +45,13 @@ def _degrades(symptom: str, when: Condition | None = None) -> Effect:
 
 
 def _detail_is(name: str, *values: object) -> Condition:
-    return lambda f, r: f.details.get(name) in values
+    return lambda f, r: f.details.get(name) in values  # any key: the values are the rule's own
 
 
 def _beyond_snapshot(f: Finding, r: Linted) -> bool:
     """The event's index is past the blocks the snapshot holds (anthropic-python: IndexError)."""
-    index, started = f.details.get("got", f.details.get("index")), f.details.get("started")
+    facts = details(f)
+    index, started = facts.get("got", facts.get("index")), facts.get("started")
     return type(index) is int and type(started) is int and index >= started
 
 
@@ -59,12 +60,12 @@ def _event_is(*types: str) -> Condition:
 
 
 def _early_block_start(f: Finding, r: Linted) -> bool:
-    return f.details.get("type") == "content_block_start"
+    return details(f).get("type") == "content_block_start"
 
 
 # An event the SSE layer drops by its name (SSE009: no `event:` line; SSE008 under `event: ping`).
 def _dropped(f: Finding, r: Linted) -> bool:
-    return f.code == "SSE009" or f.details.get("event") == "ping"
+    return f.code == "SSE009" or details(f).get("event") == "ping"
 
 
 def _dropped_as(*types: str) -> Condition:
@@ -72,7 +73,7 @@ def _dropped_as(*types: str) -> Condition:
 
 
 def _named_error(f: Finding, r: Linted) -> bool:
-    return f.code == "SSE008" and f.details.get("event") == "error"
+    return f.code == "SSE008" and details(f).get("event") == "error"
 
 
 _DROPPED_DELTA = "the SDK skips the event by its name: the {type} is lost from the final message"
@@ -101,8 +102,8 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         PY: (_breaks("AttributeError: 'NoneType' object has no attribute 'output_tokens'",
                      when=_detail_is("detail", "no usage object")),),
         TS: (_breaks("AnthropicError: Cannot set properties of undefined (setting 'output_tokens')",
-                     when=lambda f, r: f.details.get("detail") == "no usage object"
-                     and str(f.details.get("where")).startswith("message_start")),
+                     when=lambda f, r: details(f).get("detail") == "no usage object"
+                     and str(details(f).get("where")).startswith("message_start")),
              _breaks("AnthropicError: Cannot read properties of undefined (reading 'output_tokens')",
                      when=_detail_is("detail", "no usage object"))),
     },
