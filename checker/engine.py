@@ -244,14 +244,16 @@ class StreamLinter:
             # nesting, a long number): when one holds, the full path checks. Every key
             # is followed by a colon, after optional white space, so more colons than
             # keys is necessary for a repeated one (a colon inside a string costs only
-            # the slower path).
+            # the slower path). The keys of the objects one level down count too (an Anthropic
+            # delta's `delta`), summed only when the top level's alone do not account for the colons.
             # A dialect without `event:` names takes an event that has one, or no type, by the full path.
             if (
                 type(obj) is not dict
                 or ((name != (etype := obj.get(type_key))) if named
                     else ((etype := obj.get(type_key)) is None or name is not None))
                 or "error" in obj
-                or data.count(b":") > len(obj)
+                or ((colons := data.count(b":")) > len(obj)
+                    and colons > len(obj) + sum([len(v) for v in obj.values() if type(v) is dict]))
                 or len(data) - len(data.translate(None, b"[{")) > budget  # one pass for both brackets
                 or (digits and has_long_digits(data))
             ):
