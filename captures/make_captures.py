@@ -1463,24 +1463,6 @@ def _() -> str:
     return out + "data: [DONE]\n\n"
 
 
-@capture("SCH010-anthropic", "an Anthropic Messages stream answered /v1/responses", ["SCH010"])
-def _() -> str:
-    msg_id = "msg_01" + make_id("", "SCH010-anthropic", 22)
-    events = [
-        {"type": "message_start", "message": {"id": msg_id, "type": "message", "role": "assistant", "content": [],
-                                              "model": "claude-sonnet-4-5", "stop_reason": None,
-                                              "stop_sequence": None,
-                                              "usage": {"input_tokens": 12, "output_tokens": 1}}},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello!"}},
-        {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-         "usage": {"output_tokens": 3}},
-        {"type": "message_stop"},
-    ]
-    return HEAD + encode(events)
-
-
 # === REC: reconciliation ======================================================
 
 

@@ -184,3 +184,13 @@ def test_the_effects_table_names_rules_and_this_dialects_clients() -> None:
     for code, rule in RULES.items():
         if code.startswith("ANT") and rule.clients:
             assert code in EFFECTS, f"{code} names clients but has no row: they would all break by default"
+
+
+def test_an_anthropic_stream_checked_as_responses_is_the_wrong_api() -> None:
+    """Where the endpoint (a probe's meta) or --dialect says Responses, an Anthropic stream is SCH010, once."""
+    data = encode(full_stream())
+    result = StreamLinter(profile=get_profile("openai"), dialect="responses")
+    result.feed(data)
+    found = result.close()
+    assert found.dialect == "responses" and found.codes() == ["SCH010"]
+    assert "an Anthropic Messages stream" in found.findings[0].message
