@@ -54,6 +54,8 @@ def test_request_schemas_read_a_request_as_a_server_does(backend: str) -> None:
 def test_every_request_the_captures_record_is_valid_except_the_probes_invalid_ones() -> None:
     schemas = load_schema_set("openai")
     for path in sorted(ROOT.glob("captures/**/*.meta.json")) + sorted(ROOT.glob("captures/**/*.request.json")):
+        if path.relative_to(ROOT / "captures").parts[0] == "messages":
+            continue  # Anthropic Messages requests (MessageCreateParams): no OpenAI request schema describes them
         record = json.loads(path.read_text())
         request = record.get("request") if path.name.endswith(".meta.json") else record
         if not isinstance(request, dict) or (path.name.endswith(".meta.json") and record.get("expect") == "error"):

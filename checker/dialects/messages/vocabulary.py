@@ -1,4 +1,4 @@
-"""The Anthropic Messages stream's vocabulary: event types, content blocks, deltas (docs/spec.md §9).
+"""The Anthropic Messages stream's vocabulary: event types, content blocks, deltas (docs/spec.md §7).
 
 One place for the names the machine, the rules, the recogniser and the reports share. The sets are the
 official SDKs' (anthropic-sdk-python 2.15.0 ``anthropic.types.RawMessageStreamEvent``, its content block and
@@ -56,7 +56,7 @@ TOOL_BLOCKS = frozenset({TOOL_USE, SERVER_TOOL_USE})
 STOP_REASONS = frozenset({"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal",
                           "model_context_window_exceeded"})
 
-# Id prefixes of Anthropic's API (docs/spec.md §9.3).
+# Id prefixes of Anthropic's API (docs/spec.md §7.3).
 MESSAGE_ID_PREFIX = "msg_"
 TOOL_ID_PREFIXES = {TOOL_USE: "toolu_", SERVER_TOOL_USE: "srvtoolu_"}
 
