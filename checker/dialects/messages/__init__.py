@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import ClientEffects, Dialect, Machine
+from checker.dialects.base import ClientEffects, Dialect, Machine, Unit
 from checker.dialects.messages import vocabulary
 from checker.findings import Finding, Position
 
@@ -63,6 +63,21 @@ def screen(obj: dict[str, Any], pos: Position) -> tuple[list[Finding], bool]:
     return [], True
 
 
+def unit(obj: dict[str, Any]) -> Unit | None:
+    """The content block an event belongs to (``sse-check diff`` draws a lane per block): the block its
+    ``content_block_start`` carries (a tool call's id), or the one its ``index`` names; None for the message."""
+    if obj.get("type") not in (vocabulary.BLOCK_START, vocabulary.BLOCK_DELTA, vocabulary.BLOCK_STOP):
+        return None
+    raw = obj.get("index")
+    index = raw if type(raw) is int else None
+    block = obj.get("content_block")
+    if isinstance(block, dict):
+        block_id, kind = block.get("id"), block.get("type")
+        return Unit(block_id if isinstance(block_id, str) else None, index, kind if isinstance(kind, str) else None,
+                    carries=True, opens=True)
+    return Unit(None, index)
+
+
 def effects() -> ClientEffects:
     from checker.dialects.messages.effects import effects as build
 
@@ -90,5 +105,10 @@ DIALECT = Dialect(
     terminal_types=vocabulary.TERMINAL_TYPES,
     marks=_MARKS,
     letters=_LETTERS,
+    unit=unit,
+    unit_words={"tool_use": "tool call", "server_tool_use": "server tool call",
+                "redacted_thinking": "redacted thinking"},
+    unit_nouns={"text": "text block", "thinking": "thinking block", "tool_use": "tool_use block",
+                "redacted_thinking": "redacted_thinking block"},
     screen=screen,
 )
