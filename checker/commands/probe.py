@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 from rich.table import Table
 from rich.text import Text
 
@@ -40,13 +41,15 @@ from checker.commands.connection import ConnectionOptions, probe_config
 from checker.console import make_console
 from checker.errors import UsageError
 from checker.findings import Severity
-from checker.live import probe_run
+from checker.live import adapters, probe_run
 from checker.live.probe import ProbeConfig, ProbeLimits, Progress, ScenarioResult
 from checker.live.reports import reporter_for
 from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
 from checker.report import ReportOptions, Reporter, Summary
 
-HELP = "probe a live server's POST /v1/responses with a suite of scenarios"
+DEFAULT_APIS: tuple[str, ...] = ("responses", "chat", "messages")
+
+HELP = "probe a live server's three streaming endpoints with a suite of scenarios each"
 
 EPILOG = """\
 examples:
@@ -57,7 +60,12 @@ examples:
       --scenario plain_text,parallel_calls --concurrency 2
   sse-check probe --list-scenarios
 
-The base URL may end in /v1 or not (…/v1/responses is POSTed). The API key
+Every dialect of --api (default: responses,chat,messages) gets the same
+suite, written in its requests and POSTed to its endpoint beside the base
+URL: …/v1/responses, …/v1/chat/completions, …/v1/messages. An endpoint the
+server does not have (404, 405, 501) is one line, not a failure. Chat and
+Messages scenarios are named chat/NAME and messages/NAME; --scenario NAME
+picks NAME in every dialect. The base URL may end in /v1 or not. The API key
 is read from the environment variable named by --api-key-env (default
 OPENAI_API_KEY) and sent as "Authorization: Bearer …" when set; --header adds
 any other header. Secrets never appear in the report or in saved files.
@@ -85,6 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     which.add_argument("--scenario-file", action="append", default=[], metavar="PATH",
                        help="add scenarios from a JSON/YAML file (a request body) or a directory of them; "
                             "a file named like a built-in scenario replaces it; repeatable")
+    which.add_argument("--api", "--dialect", dest="api", action="append", default=[], metavar="NAMES",
+                       help=f"the dialects to probe, comma-separated (default: {','.join(DEFAULT_APIS)}); "
+                            "repeatable")
     which.add_argument("--list-scenarios", action="store_true", help="list the scenarios and exit (no network)")
     which.add_argument("--replay", nargs="?", const="responses", default=None, metavar="DIALECT",
                        choices=["responses", "openai-chat"],
@@ -125,6 +136,7 @@ class ProbeOptions:
     model: str | None = None
     scenarios: tuple[str, ...] = ()  # --scenario NAMES
     scenario_files: tuple[str, ...] = ()
+    apis: tuple[str, ...] = DEFAULT_APIS  # --api NAMES: the dialects whose built-in suites run
     list_scenarios: bool = False
     replay: str | None = None  # --replay DIALECT: the live replay instead of the scenarios
     concurrency: int = 1
@@ -156,17 +168,33 @@ def options(args: argparse.Namespace) -> ProbeOptions:
         max_bytes=engine.limits.max_bytes, max_events=engine.limits.max_events,  # the engine's, shared with lint
     )
     return ProbeOptions(base_url=args.base_url, model=args.model, scenarios=tuple(args.scenario),
+                        apis=parse_apis(args.api),
                         scenario_files=tuple(args.scenario_file), list_scenarios=args.list_scenarios,
                         replay=args.replay, concurrency=args.concurrency, progress=not args.no_progress,
                         headers=tuple(args.header), api_key_env=args.api_key_env, insecure=args.insecure,
                         save=args.save, limits=limits, engine=engine)
 
 
+def parse_apis(values: list[str]) -> tuple[str, ...]:
+    """``--api`` values (comma-separated, repeatable) as dialect names in their registry spelling, in the
+    order given, each once; the default when none is given."""
+    wanted = [part.strip() for value in values for part in value.split(",") if part.strip()]
+    apis: list[str] = []
+    for name in wanted or DEFAULT_APIS:
+        try:
+            api = adapters.get(name).name
+        except ValueError:
+            raise UsageError(f"--api {name!r}: not a dialect (known: {', '.join(adapters.names())})") from None
+        if api not in apis:
+            apis.append(api)
+    return tuple(apis)
+
+
 # --- run -------------------------------------------------------------------------------------------------
 
 
 def run(opts: ProbeOptions) -> int:
-    scenarios = suite(load_scenario_files(list(opts.scenario_files)))
+    scenarios = suite(load_scenario_files(list(opts.scenario_files)), opts.apis)
     chosen = pick(scenarios, list(opts.scenarios))
     if opts.list_scenarios:
         return _list(chosen, opts)
@@ -178,7 +206,9 @@ def run(opts: ProbeOptions) -> int:
     gate = baseline_run(opts.engine)
     report = report_options(opts.engine, command="probe")
     shown_url = config.redactor.url(config.url)
-    report.extra = {"target": {"url": shown_url, "model": config.redactor.text(config.model)}, "skipped": []}
+    report.extra = {"target": {"url": shown_url, "model": config.redactor.text(config.model),
+                               "apis": sorted({s.api for s in chosen}, key=_api_order)},
+                    "skipped": [], "not_served": []}
     interrupted: probe_run.Interrupted | None = None
     # The text report shows each scenario when it ends; the other formats are one document, in suite order.
     as_it_goes = opts.engine.format == "text"
@@ -200,6 +230,7 @@ def run(opts: ProbeOptions) -> int:
                 sink.add(outcome)
         sink.flush()
         report.extra["skipped"].sort(key=lambda e: [s.name for s in chosen].index(e["scenario"]))
+        report.extra["dialects"] = dialect_rows(chosen, results, report)
         sink.summary.baselined = gate.hidden
         sink.summary.baseline_note = gate.note()
         if interrupted is not None:
@@ -244,6 +275,9 @@ class _Scenarios:
             for earlier in self.held:
                 self.add(earlier)
             self.held.clear()
+        if outcome.skipped is not None and outcome.skipped.startswith(probe_run.NOT_SERVED):
+            self._not_served(outcome)
+            return
         if outcome.result is None:
             self.report.extra["skipped"].append({"scenario": outcome.scenario.name, "reason": outcome.skipped})
             return
@@ -252,10 +286,44 @@ class _Scenarios:
         self.failed |= self.summary.add(result, self.report.fail_on)
         self.reporter.file(outcome.scenario.name, result)
 
+    def _not_served(self, outcome: ScenarioResult) -> None:
+        """One entry per dialect whose endpoint the server does not have, however many scenarios it had."""
+        entries = self.report.extra["not_served"]
+        api = outcome.scenario.api
+        entry = next((e for e in entries if e["api"] == api), None)
+        if entry is None:
+            reason = outcome.skipped.removeprefix(probe_run.NOT_SERVED) if outcome.skipped else ""
+            entries.append({"api": api, "reason": reason, "scenarios": 0})
+            entry = entries[-1]
+        entry["scenarios"] += 1
+
     def flush(self) -> None:
         """The held ones: the server never answered, yet not every scenario failed to connect (skips)."""
         for outcome in self.held:
             self.add(outcome)
+
+
+def _api_order(api: str) -> int:
+    """Dialects in the order of the default --api list (the order they are probed in)."""
+    return DEFAULT_APIS.index(api) if api in DEFAULT_APIS else len(DEFAULT_APIS)
+
+
+def dialect_rows(chosen: list[Scenario], results: list[ScenarioResult], report: ReportOptions) -> list[dict[str, Any]]:
+    """The summary across dialects: per dialect probed, its scenarios passed, failed and skipped and its
+    findings by severity, or that its endpoint is not served."""
+    fail_on = report.fail_on
+    missing = {e["api"]: e["reason"] for e in report.extra.get("not_served") or []}
+    rows = []
+    for api in sorted({s.api for s in chosen}, key=_api_order):
+        mine = [r for r in results if r.scenario.api == api]
+        linted = [r.result for r in mine if r.result is not None]
+        failed = sum(1 for r in linted if any(f.severity >= fail_on for f in r.findings))
+        counts = {sev.name.lower(): sum(r.count(sev) for r in linted) for sev in (Severity.ERROR, Severity.WARNING,
+                                                                           Severity.INFO)}
+        rows.append({"api": api, "endpoint": adapters.get(api).endpoint, "scenarios": len(mine),
+                     "passed": len(linted) - failed, "failed": failed, "skipped": len(mine) - len(linted),
+                     "findings": counts, "not_served": missing.get(api)})
+    return rows
 
 
 def _replay(opts: ProbeOptions, config: ProbeConfig) -> int:
@@ -299,7 +367,7 @@ def _interrupt_note(stop: probe_run.Interrupted, total: int) -> str:
 
 def _list(scenarios: list[Scenario], opts: ProbeOptions) -> int:
     if opts.engine.format == "json":
-        rows = [{"name": s.name, "expect": s.expect, "summary": s.summary, "replay": list(s.replay_names),
+        rows = [{"name": s.name, "api": s.api, "expect": s.expect, "summary": s.summary, "replay": list(s.replay_names),
                  "pair": s.pair, "source": s.source, "request": s.request(opts.model or "MODEL")} for s in scenarios]
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")

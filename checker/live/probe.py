@@ -53,6 +53,7 @@ from checker.errors import UsageError
 from checker.exchange_meta import ENDINGS, Ending, ExchangeMeta, header_of
 from checker.findings import Finding
 from checker.http_checks import ExchangeLinter
+from checker.live import adapters
 from checker.live.connection import (
     CloseWatch,
     announces_close,
@@ -112,7 +113,10 @@ def endpoint(base_url: str) -> str:
     except ValueError as exc:
         raise UsageError(f"bad port in {base_url!r}: {exc}") from None
     path = parts.path.rstrip("/")
-    if not path.endswith("/responses"):
+    other = next((a.endpoint for a in adapters.ADAPTERS.values() if path.endswith(a.endpoint)), None)
+    if other is not None:  # a dialect's own endpoint given: the others are beside it
+        path = path.removesuffix(other) + "/responses"
+    elif not path.endswith("/responses"):
         path += "/responses" if path.endswith("/v1") else "/v1/responses"
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
@@ -127,6 +131,22 @@ class ProbeConfig:
     limits: ProbeLimits = ProbeLimits()
     engine: Mapping[str, Any] = field(default_factory=dict)  # StreamLinter options: profile, select, ignore, …
     save_dir: Path | None = None
+
+    def url_for(self, api: str) -> str:
+        """The endpoint of dialect ``api`` beside :attr:`url` (``…/v1/chat/completions`` beside
+        ``…/v1/responses``); :attr:`url` itself when it already is that dialect's."""
+        return endpoint_for(self.url, adapters.get(api).endpoint)
+
+
+def endpoint_for(url: str, suffix: str) -> str:
+    """``url`` (a ``…/responses`` endpoint, or another dialect's) with its endpoint path replaced by ``suffix``."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    for known in sorted((a.endpoint for a in adapters.ADAPTERS.values()), key=len, reverse=True):
+        if path.endswith(known):
+            path = path.removesuffix(known)
+            break
+    return urlunsplit((parts.scheme, parts.netloc, path + suffix, parts.query, ""))
 
 
 # --- results ---------------------------------------------------------------------------------------------
@@ -179,6 +199,7 @@ async def probe_scenario(
     reference: dict[str, Any] | None = None,
     progress: Progress = no_progress,
     on_interrupt: Callable[[ScenarioResult], None] | None = None,
+    on_status: Callable[[int], None] | None = None,
 ) -> ScenarioResult:
     """Run one scenario (trying its replay names in turn against a replay server). When the task is cancelled
     (Ctrl-C, SIGTERM) mid-exchange, what arrived is kept (and saved), handed to ``on_interrupt``, and the
@@ -186,6 +207,7 @@ async def probe_scenario(
     names = scenario.replay_names
     for name in names:
         exchange = _Exchange(client, scenario, name, config, reference, progress)
+        exchange.on_status = on_status
         result = await exchange.run()
         if result is not None:
             if exchange.interrupted:
@@ -209,6 +231,7 @@ class _Exchange:
         self.limits = config.limits
         self.redact = config.redactor.with_secrets(secrets_of_headers(scenario.headers))
         self.request = scenario.request(config.model)
+        self.url = config.url if scenario.api is None else config.url_for(scenario.api)
         self.headers = [
             ("Content-Type", "application/json"),
             ("Accept", "text/event-stream" if scenario.stream else "application/json"),
@@ -227,9 +250,12 @@ class _Exchange:
                                  http_version="")  # no answer: no version
         self.connection: dict[str, Any] = {"closed_by_server": None, "closed_after": None, "retried": None}
         target = config.save_dir / f"{scenario.name}.sse" if config.save_dir is not None else None
+        if target is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)  # chat/plain_text.sse: a folder per dialect
         self.sink = BodySink(target, self.redact)
         self.linter: ExchangeLinter | None = None
         self.interrupted = False
+        self.on_status: Callable[[int], None] | None = None  # told the status as soon as the headers are in
 
     async def run(self) -> ScenarioResult | None:
         """The exchange and its verdict; None when a replay server has no capture of this name."""
@@ -260,13 +286,13 @@ class _Exchange:
     def _linter(self) -> ExchangeLinter:
         # Status and expect decide, at the first byte, whether the body is a stream; the URL, its dialect.
         head = {"expect": self.meta.expect, "status": self.meta.status, "limits": self.meta.limits,
-                "url": self.redact.url(self.config.url)}
+                "url": self.redact.url(self.url)}
         return ExchangeLinter(head, request=self.request, **self.config.engine)
 
     async def _send(self) -> CloseWatch:
         """Send the request and wait for the headers (under the first-byte and total timeouts)."""
         limits, clock, start = self.limits, time.monotonic, self.timer.start
-        request = self.client.build_request("POST", self.config.url, content=json.dumps(self.request).encode(),
+        request = self.client.build_request("POST", self.url, content=json.dumps(self.request).encode(),
                                             headers=self.headers)
         watch = CloseWatch()
         watch.attach(request)
@@ -305,6 +331,8 @@ class _Exchange:
         self.meta.redirects = [{"status": r.status_code, "url": self.redact.url(str(r.headers.get("location", r.url)))}
                                for r in response.history]
         self.progress(self.scenario.name, "headers", 0, 0)
+        if self.on_status is not None:
+            self.on_status(response.status_code)
 
     async def _read(self, watch: CloseWatch) -> None:
         """Read the body, then see whether the server closes the connection after it (HTP019)."""
@@ -327,7 +355,7 @@ class _Exchange:
             raise ValueError(f"unknown ending {self.ending!r}")
         meta = self.meta
         meta.scenario, meta.summary = scenario.name, scenario.summary
-        meta.url, meta.request = redact.url(self.config.url), redact.value(self.request)
+        meta.url, meta.request = redact.url(self.url), redact.value(self.request)
         meta.request_headers = redact.headers(self.headers, request=True)
         meta.headers = redact.headers([(k, v) for k, v in meta.headers])
         meta.replayed_as = header_of(meta.headers, SCENARIO_HEADER)

@@ -8,10 +8,13 @@ that cannot be reached at all ends the run early (:data:`UNREACHABLE`); SIGINT a
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -21,6 +24,60 @@ from checker.live.scenarios import Scenario
 
 # The skip reason of the scenarios not sent once the server proved unreachable (run(stop_if_unreachable=True)).
 UNREACHABLE = "not sent: the server could not be reached"
+# How a skip reason starts when the server does not serve a dialect's endpoint (see endpoint_missing).
+NOT_SERVED = "not served: "
+# The statuses of an endpoint a server does not have: not found, method not allowed, not implemented.
+MISSING_STATUSES = frozenset({404, 405, 501})
+
+
+def endpoint_missing(outcome: ScenarioResult) -> str | None:
+    """Why ``outcome`` shows that its endpoint is not served (``POST /v1/messages: 404 Not Found``), or None.
+
+    A 404 whose JSON error is about the model (OpenAI answers an unknown model with 404 model_not_found) is an
+    answer of the endpoint, not its absence; a replay server's 404 for a scenario it has no capture of never
+    gets here (the scenario is skipped as not replayed)."""
+    meta = outcome.meta
+    if meta is None or meta.status not in MISSING_STATUSES:
+        return None
+    if meta.status == 404 and "model" in _error_words(outcome.body):
+        return None
+    path = urlsplit(meta.url or "").path or "the endpoint"
+    return f"POST {path}: {meta.status} {meta.reason or ''}".rstrip()
+
+
+def _error_words(body: bytes) -> str:
+    """The code, type and message of a JSON error body, lower-cased ('' when it is not one)."""
+    try:
+        error = json.loads(bytes(body)).get("error")
+    except (ValueError, AttributeError, UnicodeDecodeError):
+        return ""
+    if isinstance(error, str):
+        return error.lower()
+    if not isinstance(error, dict):
+        return ""
+    return " ".join(str(error.get(k) or "") for k in ("code", "type", "message")).lower()
+
+
+def _forget(outcome: ScenarioResult) -> None:
+    """Remove what ``--save`` wrote of an endpoint's absence: it is no capture of the dialect (lint of the
+    folder would fail on a 404 the probe calls no failure)."""
+    if outcome.saved is None:
+        return
+    folder = outcome.saved.parent
+    for path in (outcome.saved, folder / f"{outcome.scenario.name.rpartition('/')[2]}.meta.json"):
+        path.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        folder.rmdir()  # the dialect's folder (chat/, messages/) when nothing else is in it
+
+
+def _gates(scenarios: Sequence[Scenario]) -> dict[str | None, str]:
+    """Per dialect, the scenario that finds out whether its endpoint is served: its first (the others start
+    once its status is in, so the order of the suite is kept)."""
+    gates: dict[str | None, str] = {}
+    for scenario in scenarios:
+        if scenario.api is not None:  # a scenario with a URL of its own (the live replay's) has no gate
+            gates.setdefault(scenario.api, scenario.name)
+    return gates
 
 
 async def run_scenarios(
@@ -48,6 +105,14 @@ async def run_scenarios(
     streaming = {s.name for s in scenarios if s.expect != "nonstream"}
     gate = asyncio.Semaphore(concurrency)
     reach = {"answered": False, "unreachable": False}
+    # The other scenarios of a dialect wait for its gate: an endpoint not served is found out once.
+    gates = _gates(scenarios)
+    missing: dict[str | None, str] = {}  # dialect -> why its endpoint is not served
+    # Set once a dialect's gate shows its endpoint answers (a status that is no absence) or has ended.
+    known = {api: asyncio.Event() for api in gates}
+    # One dialect after another (the report reads in that order); within one, ``concurrency`` at a time.
+    order = list(dict.fromkeys(s.api for s in scenarios))
+    before = {api: [s.name for s in scenarios if s.api == order[i - 1]] if i else [] for i, api in enumerate(order)}
 
     def keep(outcome: ScenarioResult) -> None:
         results[outcome.scenario.name] = outcome
@@ -59,6 +124,14 @@ async def run_scenarios(
 
         async def one(scenario: Scenario) -> None:
             try:
+                for name in before[scenario.api]:
+                    await finished[name].wait()
+                gate_name = gates.get(scenario.api)
+                if gate_name is not None and gate_name != scenario.name:
+                    await known[scenario.api].wait()  # the others wait for the gate's status, not its end
+                if scenario.api in missing:
+                    keep(ScenarioResult(scenario=scenario, skipped=NOT_SERVED + missing[scenario.api]))
+                    return
                 reference = None
                 if scenario.pair is not None and scenario.expect == "nonstream" and scenario.pair in streaming:
                     await finished[scenario.pair].wait()
@@ -67,15 +140,28 @@ async def run_scenarios(
                     if stop_if_unreachable and reach["unreachable"] and not reach["answered"]:
                         keep(ScenarioResult(scenario=scenario, skipped=UNREACHABLE))
                         return
+                    is_gate = gate_name == scenario.name
+
+                    def on_status(status: int) -> None:
+                        if is_gate and status not in MISSING_STATUSES:
+                            known[scenario.api].set()
+
                     outcome = await probe_scenario(client, scenario, config, reference=reference,
-                                                   progress=progress, on_interrupt=keep)
+                                                   progress=progress, on_interrupt=keep, on_status=on_status)
                     if outcome.ending == "connect-error":  # a TLS error is a server answering: a finding
                         reach["unreachable"] = True
                     elif outcome.meta is not None:
                         reach["answered"] = True
+                    why = endpoint_missing(outcome) if gates.get(scenario.api) == scenario.name else None
+                    if why is not None:
+                        missing[scenario.api] = why
+                        _forget(outcome)
+                        outcome = ScenarioResult(scenario=scenario, meta=outcome.meta, skipped=NOT_SERVED + why)
                     keep(outcome)
             finally:
                 finished[scenario.name].set()
+                if gates.get(scenario.api) == scenario.name:
+                    known[scenario.api].set()
 
         await asyncio.gather(*(one(s) for s in scenarios))
     return [results[s.name] for s in scenarios]

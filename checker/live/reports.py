@@ -82,8 +82,15 @@ class ProbeTextReporter(TextReporter):
             if len(self.rows) + len(skipped) > 1:
                 c.print()
                 c.print(self.exchanges_table(skipped))
-        for entry in skipped:
-            c.print(Text(f"skipped {entry['scenario']}: {entry['reason']}", style="yellow"))
+        dialects = self.options.extra.get("dialects") or []
+        if not self.options.quiet and len(dialects) > 1 and any(d["not_served"] is None for d in dialects):
+            c.print()
+            c.print(dialects_table(dialects))
+        for entry in self.options.extra.get("not_served") or []:
+            c.print(Text(f"{entry['api']}: not served ({entry['reason']}); its {entry['scenarios']} "
+                         f"scenario(s) not run", style="cyan"))
+        for line in skip_lines(skipped):
+            c.print(Text(line, style="yellow"))
         for error in summary.io_errors:
             c.print(Text(f"error: {error}", style="bold red"))
         if self.options.extra.get("interrupted"):
@@ -110,7 +117,16 @@ class ProbeTextReporter(TextReporter):
         for column in ("TTFB", "delta", "gap", "total"):
             table.add_column(column, no_wrap=True, justify="right")
         table.add_column("e/w/i", justify="right", no_wrap=True)
+        # Several dialects: a heading row per dialect and the bare names under it (80 columns still fit).
+        grouped = len({name.rpartition("/")[0] for name, _ in self.rows}) > 1
+        heading = None
         for (name, result), ending in zip(self.rows, endings):
+            api, _, bare = name.rpartition("/")
+            if grouped:
+                if api != heading:
+                    heading = api
+                    table.add_row(Text(api or "responses", style="bold"))
+                name = "  " + bare
             info = getattr(result, "http", {}) or {}
             timings = info.get("timings") or {}
             status = info.get("status")
@@ -124,6 +140,48 @@ class ProbeTextReporter(TextReporter):
         for entry in skipped:
             table.add_row(entry["scenario"], Text("skip", style="yellow"), *["–"] * (6 + show_ending), "")
         return table
+
+
+NOT_REPLAYED = "the replay server has no capture for this scenario"
+
+
+def skip_lines(skipped: list[dict[str, Any]]) -> list[str]:
+    """One line per skipped scenario, except that a dialect whose scenarios a replay server has no capture
+    of (it replays another dialect's) is one line."""
+    unreplayed: dict[str, int] = {}
+    for entry in skipped:
+        if entry["reason"].startswith(NOT_REPLAYED):
+            api = entry["scenario"].rpartition("/")[0] or "responses"
+            unreplayed[api] = unreplayed.get(api, 0) + 1
+    lines, said = [], set()
+    for entry in skipped:
+        api = entry["scenario"].rpartition("/")[0] or "responses"
+        if entry["reason"].startswith(NOT_REPLAYED) and unreplayed[api] > 1:
+            if api not in said:
+                said.add(api)
+                lines.append(f"skipped {unreplayed[api]} {api} scenarios: the replay server has no capture for them")
+            continue
+        lines.append(f"skipped {entry['scenario']}: {entry['reason']}")
+    return lines
+
+
+def dialects_table(rows: list[dict[str, Any]]) -> Table:
+    """The summary across dialects (checker.commands.probe.dialect_rows): one row per dialect probed."""
+    table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
+    table.add_column("dialect", no_wrap=True)
+    table.add_column("endpoint", no_wrap=True)
+    for column in ("passed", "failed", "skipped"):
+        table.add_column(column, no_wrap=True, justify="right")
+    table.add_column("e/w/i", justify="right", no_wrap=True)
+    for row in rows:
+        if row["not_served"] is not None:
+            table.add_row(row["api"], row["endpoint"], Text("not served", style="cyan"), "", "", "")
+            continue
+        counts = row["findings"]
+        failed = Text(str(row["failed"]), style="bold red" if row["failed"] else "")
+        table.add_row(row["api"], row["endpoint"], str(row["passed"]), failed, str(row["skipped"]),
+                      f"{counts['error']}/{counts['warning']}/{counts['info']}")
+    return table
 
 
 class ProbeJsonReporter(JsonReporter):

@@ -27,11 +27,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from checker.errors import UsageError
+from checker.live import adapters
+from checker.live.adapters.base import Ask
 
 Expect = Literal["stream", "nonstream", "error"]
 EXPECTS: tuple[str, ...] = ("stream", "nonstream", "error")
@@ -48,6 +50,10 @@ class Scenario:
     pair: str | None = None  # nonstream: the streaming scenario whose final output it must match
     headers: tuple[tuple[str, str], ...] = ()  # extra request headers for this scenario only
     source: str = "built-in"
+    # The dialect (request adapter) whose endpoint it is POSTed to, beside the probe's URL; None: the URL
+    # as configured (the live replay's scenarios, whose URL is already their dialect's).
+    api: str | None = None
+    stream_fields: Mapping[str, Any] = field(default_factory=dict)  # added to a streamed request
 
     @property
     def replay_names(self) -> tuple[str, ...]:
@@ -61,6 +67,8 @@ class Scenario:
         """The body POSTed: the scenario's, with ``model`` (unless fixed) and ``stream`` filled in."""
         body = {"model": model, **json.loads(json.dumps(self.body))}
         body["stream"] = self.stream
+        if self.stream:
+            body.update(json.loads(json.dumps(dict(self.stream_fields))))
         return body
 
 
@@ -102,78 +110,95 @@ TRUNCATE_AT = 16
 CALL_TRUNCATE_AT = 24
 INVALID_MODEL = "sse-check-no-such-model"
 
-_PLAIN = {"input": "What is the weather in Paris?", "reasoning": {"effort": "none"},
-          "max_output_tokens": MAX_OUTPUT_TOKENS}
-_ONE_CALL = {"input": "What should I wear in Berlin?", "tools": TOOLS, "tool_choice": "required",
-             "parallel_tool_calls": False, "reasoning": {"effort": "low"}, "max_output_tokens": MAX_OUTPUT_TOKENS}
 
-BUILTIN: tuple[Scenario, ...] = (
-    Scenario(
-        name="plain_text",
-        summary="text only, no reasoning (reasoning effort none)",
-        body=_PLAIN,
-    ),
-    Scenario(
-        name="reasoning_text",
-        summary="reasoning, then text",
-        body={"input": "Tell me about London", "reasoning": {"effort": "low"}, "max_output_tokens": MAX_OUTPUT_TOKENS},
-    ),
-    Scenario(
-        name="reasoning_one_call",
-        summary='one function call (tool_choice "required", parallel_tool_calls false)',
-        body=_ONE_CALL,
-    ),
-    Scenario(
-        name="parallel_calls",
-        summary="two function calls in one response (parallel tool calls)",
-        body={"input": "What are the weather and the local time in Paris? Call both tools at once.",
-              "tools": TOOLS, "tool_choice": "required", "parallel_tool_calls": True,
-              "max_output_tokens": MAX_OUTPUT_TOKENS},
-        replay=("parallel_calls", "replay-turn1"),
-    ),
-    Scenario(
-        name="reasoning_text_truncated",
-        summary=f"max_output_tokens {TRUNCATE_AT}: must end with response.incomplete (max_output_tokens)",
-        body={"input": "Weather in Tokyo please", "reasoning": {"effort": "low"}, "max_output_tokens": TRUNCATE_AT},
-    ),
-    Scenario(
-        name="function_call_truncated",
-        summary=f"reasoning_one_call cut by max_output_tokens {CALL_TRUNCATE_AT}: must end with response.incomplete "
-                "(max_output_tokens), never a completed call whose arguments are not JSON",
-        body={**_ONE_CALL, "max_output_tokens": CALL_TRUNCATE_AT},
-    ),
-    Scenario(
-        name="invalid_model",
-        summary=f"an unknown model ({INVALID_MODEL}): an HTTP error with a JSON body, or response.failed",
-        body={"model": INVALID_MODEL, "input": "hi", "max_output_tokens": MAX_OUTPUT_TOKENS},
-        expect="error",
-        replay=("invalid_model", "error_previous_response_id"),
-    ),
-    Scenario(
-        name="malformed_input",
-        summary="input that is neither a string nor a list of items: an HTTP error with a JSON body, "
-                "or response.failed",
-        body={"input": {"role": "user", "content": 42}, "max_output_tokens": MAX_OUTPUT_TOKENS},
-        expect="error",
-        replay=("malformed_input", "error_previous_response_id"),
-    ),
-    Scenario(
-        name="plain_text_nonstream",
-        summary="plain_text with stream false: the result's order, and parity with the streamed output",
-        body=_PLAIN,
-        expect="nonstream",
-        replay=("plain_text",),
-        pair="plain_text",
-    ),
-    Scenario(
-        name="reasoning_one_call_nonstream",
-        summary="reasoning_one_call with stream false: reasoning before the call, parity with the stream",
-        body=_ONE_CALL,
-        expect="nonstream",
-        replay=("reasoning_one_call",),
-        pair="reasoning_one_call",
-    ),
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Plan:
+    """One built-in scenario in no dialect's words: each request adapter writes its request."""
+
+    name: str
+    summary: str  # with the adapter's words ({limit}, {cut}, {failed}, {no_reasoning}, {one_call})
+    ask: Ask
+    expect: Expect = "stream"
+    replay: tuple[str, ...] = ()
+    pair: str | None = None
+    limit_words: dict[str, int] | None = None
+
+
+_PLAIN = Ask(prompt="What is the weather in Paris?", reasoning="none", max_tokens=MAX_OUTPUT_TOKENS)
+_ONE_CALL = Ask(prompt="What should I wear in Berlin?", tools=tuple(TOOLS), require_tool=True, parallel=False,
+                reasoning="low", max_tokens=MAX_OUTPUT_TOKENS)
+_CUT_CALL = Ask(prompt="What should I wear in Berlin?", tools=tuple(TOOLS), require_tool=True, parallel=False,
+                reasoning="low", max_tokens=CALL_TRUNCATE_AT)
+
+# The alternatives a replay server may know a scenario by: the real llama-server captures of each dialect
+# (captures/llama.cpp, captures/chat/llama.cpp, captures/messages/llama.cpp) name the same answers differently.
+PLANS: tuple[_Plan, ...] = (
+    _Plan(name="plain_text", summary="text only, no reasoning ({no_reasoning})", ask=_PLAIN,
+          replay=("plain_text", "plain")),
+    _Plan(name="reasoning_text", summary="reasoning, then text",
+          ask=Ask(prompt="Tell me about London", reasoning="low", max_tokens=MAX_OUTPUT_TOKENS),
+          replay=("reasoning_text", "reasoning")),
+    _Plan(name="reasoning_one_call", summary="one function call ({one_call})", ask=_ONE_CALL,
+          replay=("reasoning_one_call", "tool_call")),
+    _Plan(name="parallel_calls", summary="two function calls in one response (parallel tool calls)",
+          ask=Ask(prompt="What are the weather and the local time in Paris? Call both tools at once.",
+                  tools=tuple(TOOLS), require_tool=True, parallel=True, max_tokens=MAX_OUTPUT_TOKENS),
+          replay=("parallel_calls", "replay-turn1", "two_calls", "two_tool_calls")),
+    _Plan(name="reasoning_text_truncated", summary=f"{{limit}} {TRUNCATE_AT}: must end with {{cut}}",
+          ask=Ask(prompt="Weather in Tokyo please", reasoning="low", max_tokens=TRUNCATE_AT),
+          replay=("reasoning_text_truncated", "max_tokens_cut")),
+    _Plan(name="function_call_truncated",
+          summary=f"reasoning_one_call cut by {{limit}} {CALL_TRUNCATE_AT}: must end with {{cut}}, never a completed "
+                  "call whose arguments are not JSON",
+          ask=_CUT_CALL, replay=("function_call_truncated", "tool_call_truncated")),
+    _Plan(name="invalid_model",
+          summary=f"an unknown model ({INVALID_MODEL}): an HTTP error with a JSON body, or {{failed}}",
+          ask=Ask(prompt="hi", model=INVALID_MODEL, max_tokens=MAX_OUTPUT_TOKENS), expect="error",
+          replay=("invalid_model", "error_previous_response_id")),
+    _Plan(name="malformed_input",
+          summary="{history} that is neither a string nor a list of {entries}: an HTTP error with a JSON body, or {failed}",
+          ask=Ask(prompt="hi", malformed=True, max_tokens=MAX_OUTPUT_TOKENS), expect="error",
+          replay=("malformed_input", "error_previous_response_id")),
+    _Plan(name="plain_text_nonstream",
+          summary="plain_text with stream false: the result's order, and parity with the streamed output",
+          ask=_PLAIN, expect="nonstream", replay=("plain_text", "plain"), pair="plain_text"),
+    _Plan(name="reasoning_one_call_nonstream",
+          summary="reasoning_one_call with stream false: reasoning before the call, parity with the stream",
+          ask=_ONE_CALL, expect="nonstream", replay=("reasoning_one_call", "tool_call"), pair="reasoning_one_call"),
 )
+
+
+def qualified(api: str, name: str) -> str:
+    """A scenario's name in a probe of several dialects: Responses' bare (as before), the others' prefixed
+    (``chat/plain_text``, saved as ``chat/plain_text.sse`` under ``--save``)."""
+    return name if api == adapters.DEFAULT.name else f"{api}/{name}"
+
+
+def builtin(api: str) -> tuple[Scenario, ...]:
+    """The built-in suite in dialect ``api``'s requests, written by its request adapter."""
+    adapter = adapters.get(api)
+    words = adapter.words
+    out = []
+    for plan in PLANS:
+        replay = plan.replay if api != adapters.DEFAULT.name else _responses_replay(plan)
+        out.append(Scenario(
+            name=qualified(adapter.name, plan.name), summary=plan.summary.format(**words),
+            body=adapter.scenario_body(plan.ask), expect=plan.expect, replay=replay,
+            pair=qualified(adapter.name, plan.pair) if plan.pair else None, api=adapter.name,
+            headers=adapter.request_headers, stream_fields=dict(adapter.stream_fields)))
+    return tuple(out)
+
+
+def _responses_replay(plan: _Plan) -> tuple[str, ...]:
+    """Responses keeps the replay names it always had (its captures/llama.cpp names come first)."""
+    known = {"parallel_calls": ("parallel_calls", "replay-turn1"),
+             "invalid_model": ("invalid_model", "error_previous_response_id"),
+             "malformed_input": ("malformed_input", "error_previous_response_id"),
+             "plain_text_nonstream": ("plain_text",), "reasoning_one_call_nonstream": ("reasoning_one_call",)}
+    return known.get(plan.name, ())
+
+
+BUILTIN: tuple[Scenario, ...] = builtin(adapters.DEFAULT.name)
 
 
 # --- user scenario files ---------------------------------------------------------------------------------
@@ -199,7 +224,7 @@ def _load_document(path: Path) -> Any:
         raise UsageError(f"{path}: not YAML: {' '.join(str(exc).split())}") from None
 
 
-_WRAPPER_KEYS = {"request", "expect", "summary", "replay", "pair", "name", "headers"}
+_WRAPPER_KEYS = {"request", "expect", "summary", "replay", "pair", "name", "headers", "api"}
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
@@ -234,17 +259,31 @@ def scenario_from_document(name: str, document: Any, *, source: str) -> Scenario
         raise UsageError(f"{source}: {name!r} cannot be a scenario name")
     if expect == "nonstream" and not replay and pair:
         replay = (pair,)
+    adapter = _adapter_of(document, body, source)
     body.pop("stream", None)
     return Scenario(
-        name=name,
+        name=qualified(adapter.name, name),
         summary=str(summary) if summary else f"from {source}",
         body=body,
         expect=expect,  # type: ignore[arg-type]
         replay=tuple(replay),
-        pair=pair,
-        headers=headers,
+        pair=qualified(adapter.name, pair) if pair else None,
+        headers=(*adapter.request_headers, *headers),
         source=source,
+        api=adapter.name,
+        # A user's body is sent as written: no stream_fields added.
     )
+
+
+def _adapter_of(document: dict[str, Any], body: dict[str, Any], source: str) -> adapters.RequestAdapter:
+    """The dialect of a user scenario: its wrapper's ``api``, else what its request body shows."""
+    api = document.get("api") if isinstance(document.get("request"), dict) else None
+    if api is None:
+        return adapters.for_request(body)
+    try:
+        return adapters.get(str(api))
+    except ValueError:
+        raise UsageError(f"{source}: api must be one of {', '.join(adapters.names())}, not {api!r}") from None
 
 
 def _headers(value: Any, source: str) -> tuple[tuple[str, str], ...]:
@@ -290,9 +329,10 @@ def load_scenario_files(paths: Sequence[str | Path]) -> list[Scenario]:
     return scenarios
 
 
-def suite(user: Iterable[Scenario] = ()) -> list[Scenario]:
-    """The built-in scenarios, with user scenarios replacing those of the same name and the rest appended."""
-    by_name = {s.name: s for s in BUILTIN}
+def suite(user: Iterable[Scenario] = (), apis: Sequence[str] = (adapters.DEFAULT.name,)) -> list[Scenario]:
+    """The built-in scenarios of each dialect in ``apis`` (Responses alone by default), with user scenarios
+    replacing those of the same name and the rest appended."""
+    by_name = {s.name: s for api in apis for s in builtin(adapters.get(api).name)}
     extra: list[Scenario] = []
     for scenario in user:
         if scenario.name in by_name:
@@ -307,9 +347,15 @@ def pick(scenarios: Sequence[Scenario], names: Sequence[str]) -> list[Scenario]:
     wanted = [part.strip() for value in names for part in value.split(",") if part.strip()]
     if not wanted:
         return list(scenarios)
-    known = {s.name for s in scenarios}
+    # A bare name (plain_text) picks that scenario in every dialect probed; chat/plain_text only chat's.
+    known = {s.name for s in scenarios} | {bare_name(s.name) for s in scenarios}
     unknown = [name for name in wanted if name not in known]
     if unknown:
         raise UsageError(f"unknown scenario {unknown[0]!r} (known: {', '.join(s.name for s in scenarios)}; "
                          "see --list-scenarios)")
-    return [s for s in scenarios if s.name in wanted]
+    return [s for s in scenarios if s.name in wanted or bare_name(s.name) in wanted]
+
+
+def bare_name(name: str) -> str:
+    """A scenario's name without its dialect: ``chat/plain_text`` -> ``plain_text``."""
+    return name.rpartition("/")[2]

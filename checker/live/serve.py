@@ -161,10 +161,14 @@ def _head_from_meta(meta: Any, meta_file: Path) -> Head | None:
 
 
 def _kind(request: Mapping[str, Any] | None, body: bytes) -> Kind:
-    """The dialect a capture answers: its recorded request's, else its stream's."""
+    """The dialect a capture answers: its stream's when its first bytes show one (a Messages request and a
+    chat one can look alike), else its recorded request's, else the default's."""
+    shown = adapters.recognise_stream(body[:4096])
+    if shown is not None:
+        return shown.name
     if request is not None:
         return adapters.for_request(request).name
-    return adapters.for_stream(body[:4096]).name
+    return adapters.DEFAULT.name
 
 
 def load_capture(path: Path) -> Capture:
@@ -209,16 +213,18 @@ class _Entry:
 
 
 class Catalogue:
-    """The captures a server replays, by scenario name, in the order given."""
+    """The captures a server replays, by dialect and scenario name, in the order given. Two captures may
+    share a name when they answer different dialects (``plain_text`` of Responses, of chat, of Messages)."""
 
     def __init__(self, captures: Iterable[Capture]) -> None:
-        self._entries: dict[str, _Entry] = {}
+        self._entries: dict[tuple[Kind, str], _Entry] = {}
         for capture in captures:
-            if capture.name in self._entries:
-                other = self._entries[capture.name].capture.path
+            where = (capture.kind, capture.name)
+            if where in self._entries:
+                other = self._entries[where].capture.path
                 raise UsageError(f"two captures named {capture.name!r}: {other} and {capture.path}")
             key = _match_key(capture.request) if capture.request is not None else None
-            self._entries[capture.name] = _Entry(capture, key)
+            self._entries[where] = _Entry(capture, key)
         if not self._entries:
             raise UsageError("no captures to serve")
 
@@ -248,15 +254,26 @@ class Catalogue:
         return (entry.capture for entry in self._entries.values())
 
     def __contains__(self, name: object) -> bool:
-        return name in self._entries
+        return any(name == n for _, n in self._entries)
 
     @property
     def names(self) -> list[str]:
-        return list(self._entries)
+        """The scenario names, each once (a name several dialects answer is listed once)."""
+        return list(dict.fromkeys(n for _, n in self._entries))
 
-    def get(self, name: str) -> Capture | None:
-        entry = self._entries.get(name)
-        return entry.capture if entry else None
+    def names_of(self, kind: Kind) -> list[str]:
+        return [n for k, n in self._entries if k == kind]
+
+    def kinds(self) -> list[Kind]:
+        """The dialects the captures answer, in order."""
+        return list(dict.fromkeys(k for k, _ in self._entries))
+
+    def get(self, name: str, kind: Kind | None = None) -> Capture | None:
+        """The capture of that name answering ``kind`` (any dialect's when ``kind`` is None: the first)."""
+        if kind is not None:
+            entry = self._entries.get((kind, name))
+            return entry.capture if entry else None
+        return next((e.capture for (_, n), e in self._entries.items() if n == name), None)
 
     def select(
         self,
@@ -266,19 +283,20 @@ class Catalogue:
         scenario: str | None = None,
         default: str | None = None,
     ) -> Selection | None:
-        """The capture for a request: by explicit scenario, model, matching request body, or default."""
+        """The capture for a request to ``kind``'s endpoint: by explicit scenario, model, matching request
+        body, or default; a capture of another dialect only when none of this one has that name."""
         if scenario is not None:
-            capture = self.get(scenario)
+            capture = self.get(scenario, kind)
             return Selection(capture, "header") if capture else None
         model = body.get("model")
-        if isinstance(model, str) and model in self._entries:
-            return Selection(self._entries[model].capture, "model")
+        if isinstance(model, str) and (found := self.get(model, kind)) is not None:
+            return Selection(found, "model")
         key = _match_key(body)
         for entry in self._entries.values():
             if entry.key is not None and entry.capture.kind == kind and entry.key == key:
                 return Selection(entry.capture, "request")
-        if default is not None and default in self._entries:
-            return Selection(self._entries[default].capture, "default")
+        if default is not None and (found := self.get(default, kind) or self.get(default)) is not None:
+            return Selection(found, "default")
         return None
 
 
@@ -433,10 +451,14 @@ class Replayer:
             payload = json.dumps(status_error(faults.status), separators=(",", ":")).encode()
             return _Emission(faults.status, headers, payload, quick, sized=True, closing=self.closing)
 
+        if kind not in self.catalogue.kinds() and self.default is None:
+            # No capture answers this dialect: its endpoint is not served, as a server without it answers.
+            return _error(404, f"{request.method} {request.url.path}: this replay server has no "
+                               f"{kind} captures", code="not_found")
         scenario = request.headers.get(SCENARIO_HEADER)
         selection = self.catalogue.select(body, kind, scenario=scenario, default=self.default)
         if selection is None:
-            known = ", ".join(self.catalogue.names)
+            known = ", ".join(self.catalogue.names_of(kind))
             reason = (f"unknown scenario {scenario!r}" if scenario is not None
                       else "no capture matches this request (by model, request body or --default)")
             return _error(404, f"{reason}; choose one with the X-SSE-Check-Scenario header or the model field. "

@@ -89,7 +89,8 @@ def closing_server(request: pytest.FixtureRequest) -> Iterator[ClosingServer]:
 
 
 def probe(url: str, *args: str) -> tuple[int, dict[str, Any]]:
-    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", "m", "--format", "json", *args],
+    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", "m", "--format", "json",
+                           "--api", "responses", *args],
                           capture_output=True, text=True, cwd=ROOT, timeout=120,
                           env={**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": ""})
     assert "Traceback" not in proc.stderr, proc.stderr

@@ -104,7 +104,7 @@ def test_list_scenarios_needs_no_server(tmp_path: Path) -> None:
         assert name in proc.stdout
     (tmp_path / "tools_auto.yaml").write_text("input: hi\ntool_choice: auto\n")
     (tmp_path / "plain_text.json").write_text(json.dumps({"request": {"input": "mine"}, "summary": "my own"}))
-    proc = run("probe", "--list-scenarios", "--format", "json", "--scenario-file", str(tmp_path))
+    proc = run("probe", "--list-scenarios", "--format", "json", "--scenario-file", str(tmp_path), "--api", "responses")
     rows = {row["name"]: row for row in json.loads(proc.stdout)}
     assert list(rows) == [*NAMES, "tools_auto"]
     assert rows["plain_text"]["summary"] == "my own" and rows["plain_text"]["request"]["input"] == "mine"

@@ -72,7 +72,8 @@ def test_a_scenario_line_comes_as_it_ends_and_a_signal_prints_what_finished(
     stalling_scenario(files)
     saved = tmp_path / "saved"
     proc = start_probe(llama_server.url, "--model", "m", "--profile", "llama.cpp", "--scenario-file", str(files),
-                       "-s", "invalid_model,stalled", "--idle-timeout", "60", "--save", str(saved))
+                       "-s", "invalid_model,stalled", "--idle-timeout", "60", "--save", str(saved),
+                       "--api", "responses")
     try:
         # invalid_model ends at once; its line is out (through a pipe) while the stalled stream still hangs.
         early = read_until(proc, b"ok invalid_model")
@@ -107,7 +108,8 @@ def test_a_scenario_line_comes_as_it_ends_and_a_signal_prints_what_finished(
 
 
 def test_a_passing_probe_of_the_replay_server_fits_on_one_screen(llama_server: ServerProcess) -> None:
-    wide = probe(llama_server.url, "--model", "tiny-qwen3", "--profile", "llama.cpp", columns=100)
+    wide = probe(llama_server.url, "--model", "tiny-qwen3", "--profile", "llama.cpp", "--api", "responses",
+                 columns=100)
     assert wide.returncode == 0, wide.stderr
     lines = wide.stdout.splitlines()
     assert len(lines) <= 50, wide.stdout  # 10 scenarios: a line each, a table row each, the deviations
@@ -115,7 +117,8 @@ def test_a_passing_probe_of_the_replay_server_fits_on_one_screen(llama_server: S
     assert sum(line.startswith("ok ") for line in lines) == 10
     assert re.fullmatch(r"10 scenario\(s\): 0 failed at --fail-on warning; 0 error\(s\), 0 warning\(s\), \d+ info",
                         lines[-1])
-    narrow = probe(llama_server.url, "--model", "tiny-qwen3", "--profile", "llama.cpp", columns=80)
+    narrow = probe(llama_server.url, "--model", "tiny-qwen3", "--profile", "llama.cpp", "--api", "responses",
+                   columns=80)
     assert narrow.returncode == 0
     lines = narrow.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80, narrow.stdout
@@ -128,11 +131,10 @@ def test_a_passing_probe_of_the_replay_server_fits_on_one_screen(llama_server: S
 
 
 def test_quiet_and_show_change_the_display_not_the_verdict(llama_server: ServerProcess) -> None:
-    loud = probe(llama_server.url, "--model", "m", "-s", "plain_text,invalid_model", "--profile", "openai")
-    quiet = probe(llama_server.url, "--model", "m", "-s", "plain_text,invalid_model", "--profile", "openai",
-                  "--quiet")
-    errors_only = probe(llama_server.url, "--model", "m", "-s", "plain_text,invalid_model", "--profile", "openai",
-                        "--show", "error")
+    common = ("--model", "m", "-s", "plain_text,invalid_model", "--profile", "openai", "--api", "responses")
+    loud = probe(llama_server.url, *common)
+    quiet = probe(llama_server.url, *common, "--quiet")
+    errors_only = probe(llama_server.url, *common, "--show", "error")
     assert loud.returncode == quiet.returncode == errors_only.returncode == 1
     def summary(out: str) -> str:
         return next(line for line in out.splitlines() if " scenario(s): " in line)

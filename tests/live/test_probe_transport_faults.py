@@ -26,7 +26,7 @@ PLAIN = (ROOT / "captures" / "llama.cpp" / "plain_text.sse").read_bytes()
 
 def probe(url: str, tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     proc = subprocess.run(
-        [sys.executable, "-m", "checker", "probe", url, "--model", "m", "-s", "plain_text", "--format", "json",
+        [sys.executable, "-m", "checker", "probe", url, "--model", "m", "-s", "plain_text", "--api", "responses", "--format", "json",
          "--save", str(tmp_path / "saved"), "--idle-timeout", "2", "--total-timeout", "10", *extra],
         capture_output=True, text=True, cwd=ROOT, timeout=60, env={**os.environ, "NO_COLOR": "1"},
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from checker.live.adapters.base import Accumulator, ReplayScript, RequestAdapter
 from checker.live.adapters.chat import ChatAdapter
+from checker.live.adapters.messages import MessagesAdapter
 from checker.live.adapters.responses import ResponsesAdapter
 
 __all__ = ["ADAPTERS", "Accumulator", "ReplayScript", "RequestAdapter", "for_path", "for_request", "for_stream",
@@ -16,7 +17,9 @@ __all__ = ["ADAPTERS", "Accumulator", "ReplayScript", "RequestAdapter", "for_pat
 # By name. Responses is the default: a request or stream that no other adapter recognises is taken as one
 # (as a server of the Responses API would take it); the others are tried first, in this order.
 DEFAULT = ResponsesAdapter()
-ADAPTERS: dict[str, RequestAdapter] = {adapter.name: adapter for adapter in (DEFAULT, ChatAdapter())}
+# Messages before chat: both have `messages`; Messages claims a request only by what chat lacks.
+ADAPTERS: dict[str, RequestAdapter] = {adapter.name: adapter for adapter in (DEFAULT, MessagesAdapter(),
+                                                                             ChatAdapter())}
 _ALIASES = {alias: adapter for adapter in ADAPTERS.values() for alias in adapter.aliases}
 
 
@@ -51,4 +54,9 @@ def for_request(request: object) -> RequestAdapter:
 
 def for_stream(head: bytes) -> RequestAdapter:
     """The adapter a streamed answer belongs to, from its first bytes (the default: Responses)."""
-    return next((a for a in _others() if a.is_stream(head)), DEFAULT)
+    return recognise_stream(head) or DEFAULT
+
+
+def recognise_stream(head: bytes) -> RequestAdapter | None:
+    """The adapter whose stream a body's first bytes show, if any (None: no stream of a known dialect)."""
+    return next((a for a in ADAPTERS.values() if a.is_stream(head)), None)

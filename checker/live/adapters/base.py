@@ -42,6 +42,21 @@ class ReplayScript:
     alter: Callable[[str], str | None]  # one word of a text changed (None: no word to change)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ask:
+    """One probe scenario's request in no dialect's words; each adapter writes it as its dialect's body
+    (:meth:`RequestAdapter.scenario_body`), so that every dialect is probed with the same suite."""
+
+    prompt: str
+    max_tokens: int
+    reasoning: str | None = None  # "none" (asked not to reason), "low" (asked to reason), None (not said)
+    tools: tuple[Mapping[str, Any], ...] = ()  # Responses function tools ({"type": "function", "name", ...})
+    require_tool: bool = False  # the model must call a tool
+    parallel: bool | None = None  # parallel tool calls allowed (None: not said)
+    model: str | None = None  # a fixed model (the invalid_model scenario)
+    malformed: bool = False  # the history is not a valid one (an object where a list or string belongs)
+
+
 class Accumulator(ABC):
     """One streamed answer's event objects, in order; :meth:`close` gives its :class:`Outcome`."""
 
@@ -60,6 +75,18 @@ class RequestAdapter(ABC):
     endpoint: ClassVar[str]  # the URL path suffix of its endpoint: "/responses", "/chat/completions"
     usage_fields: ClassVar[UsageFields]
     reasoning_where: ClassVar[str]  # where its answers carry reasoning, in words ("reasoning item")
+
+    # How the probe's scenario summaries name this dialect's things (checker.live.scenarios.PLANS): the
+    # token limit, the end of a cut answer, a failed one, the history field, no reasoning, one forced call.
+    words: ClassVar[Mapping[str, str]]
+    # Request headers every request of this dialect carries (Anthropic's API version header).
+    request_headers: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # Body fields a streamed request adds (chat's stream_options: without it no usage chunk is sent).
+    stream_fields: ClassVar[Mapping[str, Any]] = {}
+
+    @abstractmethod
+    def scenario_body(self, ask: Ask) -> dict[str, Any]:
+        """A probe scenario's request body in this dialect, without ``model`` (unless fixed) and ``stream``."""
 
     @property
     def linted(self) -> bool:

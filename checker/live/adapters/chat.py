@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from checker.findings import Finding
-from checker.live.adapters.base import START, Accumulator, ReplayScript, RequestAdapter, response_number
+from checker.live.adapters.base import Ask, START, Accumulator, ReplayScript, RequestAdapter, response_number
 from checker.live.answer import Outcome, UsageFields, usage_from
 from checker.live.conversation import Conversation, EmittedChat, EmittedReasoning, Exchange, Key, json_list, text_of
 from checker.replay.dialects import HISTORY_ONLY_KEYS, ROLES, HistoryError, current_turn_start, to_openai_chat
@@ -192,6 +192,30 @@ class ChatAdapter(RequestAdapter):
     endpoint = "/chat/completions"
     usage_fields = USAGE
     reasoning_where = "reasoning_content or reasoning field"
+    words = {"limit": "max_tokens", "cut": 'finish_reason "length"', "failed": "an error object",
+             "entries": "messages", "history": "messages", "no_reasoning": "none asked for",
+             "one_call": 'tool_choice "required", parallel_tool_calls false'}
+    # Without it no usage chunk is sent, and the usage rules have nothing to check.
+    stream_fields = {"stream_options": {"include_usage": True}}
+
+    def scenario_body(self, ask: Ask) -> dict[str, Any]:
+        # max_tokens rather than max_completion_tokens: what llama-server, vLLM and the gateways all read.
+        # No reasoning asked is said by not asking: reasoning_effort "none" is refused by older models.
+        body: dict[str, Any] = {} if ask.model is None else {"model": ask.model}
+        body["messages"] = {"role": "user", "content": 42} if ask.malformed else \
+            [{"role": "user", "content": ask.prompt}]
+        if ask.tools:
+            body["tools"] = [{"type": "function", "function": {k: tool[k] for k in ("name", "description",
+                                                                                   "parameters") if k in tool}}
+                             for tool in ask.tools]
+        if ask.require_tool:
+            body["tool_choice"] = "required"
+        if ask.parallel is not None:
+            body["parallel_tool_calls"] = ask.parallel
+        if ask.reasoning not in (None, "none"):
+            body["reasoning_effort"] = ask.reasoning
+        body["max_tokens"] = ask.max_tokens
+        return body
 
     def is_request(self, request: Mapping[str, Any]) -> bool:
         return "messages" in request

@@ -22,7 +22,7 @@ from typing import Any
 
 from checker.dialects.responses.vocabulary import OUTPUT_ITEM_DONE, TERMINAL_TYPES
 from checker.findings import Finding
-from checker.live.adapters.base import START, Accumulator, ReplayScript, RequestAdapter, response_number
+from checker.live.adapters.base import Ask, START, Accumulator, ReplayScript, RequestAdapter, response_number
 from checker.live.answer import Outcome, UsageFields, usage_from
 from checker.live.conversation import Conversation, EmittedReasoning, Exchange, Key, text_of
 from checker.rules import replay as rules
@@ -272,6 +272,23 @@ class ResponsesAdapter(RequestAdapter):
     endpoint = "/responses"
     usage_fields = USAGE
     reasoning_where = "reasoning item"
+    words = {"limit": "max_output_tokens", "cut": "response.incomplete (max_output_tokens)",
+             "failed": "response.failed", "entries": "items", "history": "input", "no_reasoning": "reasoning effort none",
+             "one_call": 'tool_choice "required", parallel_tool_calls false'}
+
+    def scenario_body(self, ask: Ask) -> dict[str, Any]:
+        body: dict[str, Any] = {} if ask.model is None else {"model": ask.model}
+        body["input"] = {"role": "user", "content": 42} if ask.malformed else ask.prompt
+        if ask.tools:
+            body["tools"] = copy.deepcopy(list(ask.tools))
+        if ask.require_tool:
+            body["tool_choice"] = "required"
+        if ask.parallel is not None:
+            body["parallel_tool_calls"] = ask.parallel
+        if ask.reasoning is not None:
+            body["reasoning"] = {"effort": ask.reasoning}
+        body["max_output_tokens"] = ask.max_tokens
+        return body
 
     def is_request(self, request: Mapping[str, Any]) -> bool:
         return "input" in request or "messages" not in request
