@@ -31,7 +31,7 @@ MISSING_STATUSES = frozenset({404, 405, 501})
 
 
 def endpoint_missing(outcome: ScenarioResult) -> str | None:
-    """Why ``outcome`` shows that its endpoint is not served (``POST /v1/messages: 404 Not Found``), or None.
+    """Why ``outcome`` shows that its endpoint is not served (``POST /v1/messages: 404``), or None.
 
     A 404 whose JSON error is about the model (OpenAI answers an unknown model with 404 model_not_found) is an
     answer of the endpoint, not its absence; a replay server's 404 for a scenario it has no capture of never
@@ -42,7 +42,7 @@ def endpoint_missing(outcome: ScenarioResult) -> str | None:
     if meta.status == 404 and "model" in _error_words(outcome.body):
         return None
     path = urlsplit(meta.url or "").path or "the endpoint"
-    return f"POST {path}: {meta.status} {meta.reason or ''}".rstrip()
+    return f"POST {path}: {meta.status}"
 
 
 def _error_words(body: bytes) -> str:

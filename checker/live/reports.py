@@ -96,7 +96,11 @@ class ProbeTextReporter(TextReporter):
         if self.options.extra.get("interrupted"):
             c.print(Text(self.options.extra["interrupted"], style="bold yellow"))
         target = self.options.extra.get("target") or {}
-        c.print(f"probed {target.get('url', '?')} (model {target.get('model', '?')}, profile {self.options.profile})")
+        apis = target.get("apis") or []
+        where = target.get("base") if len(apis) > 1 else None  # several endpoints: their common base
+        dialects = f"{', '.join(apis)}; " if where else ""
+        c.print(f"probed {where or target.get('url', '?')} ({dialects}model {target.get('model', '?')}, "
+                f"profile {self.options.profile})")
         self.print_summary(summary)
 
     def summary_extra(self) -> str:
