@@ -208,7 +208,7 @@ def run(opts: ProbeOptions) -> int:
     shown_url = config.redactor.url(config.url)
     report.extra = {"target": {"url": shown_url, "base": endpoint_for(shown_url, ""),
                                "model": config.redactor.text(config.model),
-                               "apis": sorted({s.api for s in chosen}, key=_api_order)},
+                               "apis": _apis(chosen)},
                     "skipped": [], "not_served": []}
     interrupted: probe_run.Interrupted | None = None
     # The text report shows each scenario when it ends; the other formats are one document, in suite order.
@@ -309,13 +309,18 @@ def _api_order(api: str) -> int:
     return DEFAULT_APIS.index(api) if api in DEFAULT_APIS else len(DEFAULT_APIS)
 
 
+def _apis(chosen: list[Scenario]) -> list[str]:
+    """The dialects of the scenarios chosen, in probing order (the live replay's, without one, left out)."""
+    return sorted({s.api for s in chosen if s.api is not None}, key=_api_order)
+
+
 def dialect_rows(chosen: list[Scenario], results: list[ScenarioResult], report: ReportOptions) -> list[dict[str, Any]]:
     """The summary across dialects: per dialect probed, its scenarios passed, failed and skipped and its
     findings by severity, or that its endpoint is not served."""
     fail_on = report.fail_on
     missing = {e["api"]: e["reason"] for e in report.extra.get("not_served") or []}
     rows = []
-    for api in sorted({s.api for s in chosen}, key=_api_order):
+    for api in _apis(chosen):
         mine = [r for r in results if r.scenario.api == api]
         linted = [r.result for r in mine if r.result is not None]
         failed = sum(1 for r in linted if any(f.severity >= fail_on for f in r.findings))

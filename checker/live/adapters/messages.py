@@ -84,7 +84,8 @@ class _Answer(Accumulator):
         elif kind == "message_delta" and isinstance(obj.get("usage"), dict):
             self.usage.update({k: v for k, v in obj["usage"].items() if v is not None})
         elif kind == "content_block_start" and isinstance(obj.get("content_block"), dict):
-            index = obj.get("index") if type(obj.get("index")) is int else len(self.blocks)
+            given = obj.get("index")
+            index = given if isinstance(given, int) else len(self.blocks)
             self.blocks[index] = copy.deepcopy(obj["content_block"])
         elif kind == "content_block_delta" and isinstance(obj.get("delta"), dict):
             self._delta(obj.get("index"), obj["delta"])
