@@ -43,17 +43,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Self, cast
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from checker.version import __version__
 from checker.engine import Limits, LintResult
-from checker.errors import UsageError
 from checker.exchange_meta import ENDINGS, Ending, ExchangeMeta, header_of
 from checker.findings import Finding
 from checker.http_checks import ExchangeLinter
 from checker.live import adapters
+from checker.live.endpoints import endpoint, endpoint_for
 from checker.live.connection import (
     CloseWatch,
     announces_close,
@@ -98,29 +97,6 @@ class ProbeLimits:
 # --- the target ------------------------------------------------------------------------------------------
 
 
-def endpoint(base_url: str) -> str:
-    """``POST`` target for a base URL given with or without ``/v1`` (or as the full ``…/responses`` URL)."""
-    text = base_url.strip()
-    try:
-        parts = urlsplit(text)
-    except ValueError as exc:
-        raise UsageError(f"not a URL: {base_url!r} ({exc})") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"not an http(s) base URL: {base_url!r} "
-                         "(e.g. http://127.0.0.1:8080 or https://api.openai.com/v1)")
-    try:
-        parts.port  # noqa: B018 - raises on a bad port
-    except ValueError as exc:
-        raise UsageError(f"bad port in {base_url!r}: {exc}") from None
-    path = parts.path.rstrip("/")
-    other = next((a.endpoint for a in adapters.ADAPTERS.values() if path.endswith(a.endpoint)), None)
-    if other is not None:  # a dialect's own endpoint given: the others are beside it
-        path = path.removesuffix(other) + "/responses"
-    elif not path.endswith("/responses"):
-        path += "/responses" if path.endswith("/v1") else "/v1/responses"
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
-
-
 @dataclass(frozen=True, kw_only=True)
 class ProbeConfig:
     url: str  # the endpoint POSTed to (see endpoint())
@@ -136,17 +112,6 @@ class ProbeConfig:
         """The endpoint of dialect ``api`` beside :attr:`url` (``…/v1/chat/completions`` beside
         ``…/v1/responses``); :attr:`url` itself when it already is that dialect's."""
         return endpoint_for(self.url, adapters.get(api).endpoint)
-
-
-def endpoint_for(url: str, suffix: str) -> str:
-    """``url`` (a ``…/responses`` endpoint, or another dialect's) with its endpoint path replaced by ``suffix``."""
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/")
-    for known in sorted((a.endpoint for a in adapters.ADAPTERS.values()), key=len, reverse=True):
-        if path.endswith(known):
-            path = path.removesuffix(known)
-            break
-    return urlunsplit((parts.scheme, parts.netloc, path + suffix, parts.query, ""))
 
 
 # --- results ---------------------------------------------------------------------------------------------

@@ -80,6 +80,53 @@ def _gates(scenarios: Sequence[Scenario]) -> dict[str | None, str]:
     return gates
 
 
+class _Endpoints:
+    """Which dialects' endpoints the server serves, found out once per dialect by its first scenario (its
+    *gate*): the others start once the gate's status is in, and are skipped when it showed the endpoint
+    absent. Dialects go one after another, so that the report reads in their order."""
+
+    def __init__(self, scenarios: Sequence[Scenario], finished: dict[str, asyncio.Event]) -> None:
+        self.finished = finished
+        self.gates = _gates(scenarios)
+        self.missing: dict[str | None, str] = {}  # dialect -> why its endpoint is not served
+        self.known = {api: asyncio.Event() for api in self.gates}  # its gate's status is in
+        order = list(dict.fromkeys(s.api for s in scenarios))
+        self.before = {api: [s.name for s in scenarios if s.api == order[i - 1]] if i else []
+                       for i, api in enumerate(order)}
+
+    def _is_gate(self, scenario: Scenario) -> bool:
+        return self.gates.get(scenario.api) == scenario.name
+
+    async def turn(self, scenario: Scenario) -> str | None:
+        """Wait for the scenario's turn; the skip reason when its endpoint proved absent."""
+        for name in self.before[scenario.api]:
+            await self.finished[name].wait()
+        if not self._is_gate(scenario) and scenario.api in self.known:
+            await self.known[scenario.api].wait()  # the gate's status, not its end
+        why = self.missing.get(scenario.api)
+        return NOT_SERVED + why if why is not None else None
+
+    def on_status(self, scenario: Scenario) -> Callable[[int], None] | None:
+        """The gate's status hook: a status that is no absence lets the others go at once."""
+        if not self._is_gate(scenario):
+            return None
+        known = self.known[scenario.api]
+        return lambda status: known.set() if status not in MISSING_STATUSES else None
+
+    def judge(self, outcome: ScenarioResult) -> ScenarioResult:
+        """The gate's outcome, or a skip when it shows the endpoint absent (what it saved removed)."""
+        why = endpoint_missing(outcome) if self._is_gate(outcome.scenario) else None
+        if why is None:
+            return outcome
+        self.missing[outcome.scenario.api] = why
+        _forget(outcome)
+        return ScenarioResult(scenario=outcome.scenario, meta=outcome.meta, skipped=NOT_SERVED + why)
+
+    def ended(self, scenario: Scenario) -> None:
+        if self._is_gate(scenario):
+            self.known[scenario.api].set()
+
+
 async def run_scenarios(
     scenarios: Sequence[Scenario],
     config: ProbeConfig,
@@ -96,23 +143,14 @@ async def run_scenarios(
 
     With ``stop_if_unreachable``, once a connection fails before any has succeeded, the scenarios not yet
     sent are skipped (:data:`UNREACHABLE`): nothing listening is one fact, not one finding per scenario.
-    A server that answered once and then stops answering still gets its findings."""
-    limits = config.limits
-    timeout = httpx.Timeout(connect=limits.connect_timeout, read=None, write=limits.idle_timeout, pool=None)
+    A server that answered once and then stops answering still gets its findings; see also _Endpoints."""
+    timeout = httpx.Timeout(connect=config.limits.connect_timeout, read=None, write=config.limits.idle_timeout,
+                            pool=None)
     pool = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    results = {} if results is None else results
-    finished = {s.name: asyncio.Event() for s in scenarios}
+    results, finished = {} if results is None else results, {s.name: asyncio.Event() for s in scenarios}
     streaming = {s.name for s in scenarios if s.expect != "nonstream"}
-    gate = asyncio.Semaphore(concurrency)
+    gate, served = asyncio.Semaphore(concurrency), _Endpoints(scenarios, finished)
     reach = {"answered": False, "unreachable": False}
-    # The other scenarios of a dialect wait for its gate: an endpoint not served is found out once.
-    gates = _gates(scenarios)
-    missing: dict[str | None, str] = {}  # dialect -> why its endpoint is not served
-    # Set once a dialect's gate shows its endpoint answers (a status that is no absence) or has ended.
-    known = {api: asyncio.Event() for api in gates}
-    # One dialect after another (the report reads in that order); within one, ``concurrency`` at a time.
-    order = list(dict.fromkeys(s.api for s in scenarios))
-    before = {api: [s.name for s in scenarios if s.api == order[i - 1]] if i else [] for i, api in enumerate(order)}
 
     def keep(outcome: ScenarioResult) -> None:
         results[outcome.scenario.name] = outcome
@@ -124,13 +162,9 @@ async def run_scenarios(
 
         async def one(scenario: Scenario) -> None:
             try:
-                for name in before[scenario.api]:
-                    await finished[name].wait()
-                gate_name = gates.get(scenario.api)
-                if gate_name is not None and gate_name != scenario.name:
-                    await known[scenario.api].wait()  # the others wait for the gate's status, not its end
-                if scenario.api in missing:
-                    keep(ScenarioResult(scenario=scenario, skipped=NOT_SERVED + missing[scenario.api]))
+                absent = await served.turn(scenario)
+                if absent is not None:
+                    keep(ScenarioResult(scenario=scenario, skipped=absent))
                     return
                 reference = None
                 if scenario.pair is not None and scenario.expect == "nonstream" and scenario.pair in streaming:
@@ -140,28 +174,16 @@ async def run_scenarios(
                     if stop_if_unreachable and reach["unreachable"] and not reach["answered"]:
                         keep(ScenarioResult(scenario=scenario, skipped=UNREACHABLE))
                         return
-                    is_gate = gate_name == scenario.name
-
-                    def on_status(status: int) -> None:
-                        if is_gate and status not in MISSING_STATUSES:
-                            known[scenario.api].set()
-
-                    outcome = await probe_scenario(client, scenario, config, reference=reference,
-                                                   progress=progress, on_interrupt=keep, on_status=on_status)
+                    outcome = await probe_scenario(client, scenario, config, reference=reference, progress=progress,
+                                                   on_interrupt=keep, on_status=served.on_status(scenario))
                     if outcome.ending == "connect-error":  # a TLS error is a server answering: a finding
                         reach["unreachable"] = True
                     elif outcome.meta is not None:
                         reach["answered"] = True
-                    why = endpoint_missing(outcome) if gates.get(scenario.api) == scenario.name else None
-                    if why is not None:
-                        missing[scenario.api] = why
-                        _forget(outcome)
-                        outcome = ScenarioResult(scenario=scenario, meta=outcome.meta, skipped=NOT_SERVED + why)
-                    keep(outcome)
+                    keep(served.judge(outcome))
             finally:
                 finished[scenario.name].set()
-                if gates.get(scenario.api) == scenario.name:
-                    known[scenario.api].set()
+                served.ended(scenario)
 
         await asyncio.gather(*(one(s) for s in scenarios))
     return [results[s.name] for s in scenarios]

@@ -256,7 +256,8 @@ def test_llama_captures_show_nothing_above_info_under_their_profile(llama_server
 
 
 def test_text_report_has_a_timing_line_per_scenario_and_a_summary(llama_server: ServerProcess) -> None:
-    proc = run("probe", llama_server.url, "--model", "m", "-s", "plain_text,invalid_model", "--profile", "llama.cpp")
+    proc = run("probe", llama_server.url, "--model", "m", "-s", "plain_text,invalid_model", "--profile", "llama.cpp",
+               "--api", "responses")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     # One line per scenario, in words; the timings in the table at the end.
