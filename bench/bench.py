@@ -343,7 +343,7 @@ def memory(args: argparse.Namespace) -> None:
 
 def write_messages_stream(path: Path, *, events: int, deltas_per_block: int = 500) -> int:
     """An Anthropic Messages stream with the same text deltas as write_stream's, written incrementally."""
-    from checker.dialects.messages.synth import MessagesStreamBuilder, encode
+    from checker.synth.messages import MessagesStreamBuilder, encode
 
     builder = MessagesStreamBuilder(name="bench")
     for b in range(max(1, events // (deltas_per_block + 2))):

@@ -18,7 +18,7 @@ import pytest
 
 from checker import dialects
 from checker.dialects.messages import DIALECT, vocabulary
-from checker.dialects.messages.synth import MessagesStreamBuilder, encode
+from checker.synth.messages import MessagesStreamBuilder, encode
 from checker.engine import LintResult, StreamLinter
 from checker.profiles import get_profile
 

@@ -2,7 +2,7 @@
 
 Run from the project root: ``python captures/messages/make_captures.py``. The output is deterministic, so
 re-running it changes no byte unless this file changed. Streams are built by
-``checker.dialects.messages.synth.MessagesStreamBuilder`` (what Anthropic's API sends, docs/spec.md §7)
+``checker.synth.messages.MessagesStreamBuilder`` (what Anthropic's API sends, docs/spec.md §7)
 and then broken in exactly one way; each capture's header says what is broken and which findings it
 produces (``: about``, ``: request``, ``: expect``; tests/test_corpus.py reads them). The real llama-server
 captures in ``llama.cpp/`` are recorded, not written here.
@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parents[1]))
 
-from checker.dialects.messages.synth import MessagesStreamBuilder, make_id  # noqa: E402
+from checker.synth.messages import MessagesStreamBuilder, make_id  # noqa: E402
 
 Event = dict[str, Any]
 Frame = tuple[str | None, Event]  # (the event: line, or None for none; the data)

@@ -6,6 +6,8 @@
   OpenAI sends it; ``captures/make_captures.py`` writes the corpus with it.
 * :class:`ChatStreamBuilder` (:mod:`checker.synth.chat`): Chat Completions chunks, framed by
   :func:`encode_chat` (``data:`` lines, then ``data: [DONE]``).
+* :class:`~checker.synth.messages.MessagesStreamBuilder` (:mod:`checker.synth.messages`): Anthropic Messages
+  events, framed with an ``event:`` line each.
 * :class:`StreamBuilder`: the Responses streams planned first and yielded one item's events at a time, so a stream
   of any size is written without holding it whole (benchmarks, property tests); usage counts the deltas.
 

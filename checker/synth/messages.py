@@ -5,18 +5,19 @@ The builder writes what Anthropic's API sends (docs/spec.md §7): ``message_star
 block in index order, ``message_delta`` with the stop reason and the output tokens, ``message_stop``; an
 ``event:`` line equal to each event's type, and ``ping`` after ``message_start`` as the API sends it.
 Events are yielded one at a time, so a stream of any size can be written without holding it in memory;
-``checker.synth.encode`` frames them.
+the generic writer (:mod:`checker.synth.sse`) frames them.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-Event = dict[str, Any]
+from checker.synth import sse
+
+Event = sse.Event
 
 
 def make_id(prefix: str, name: str) -> str:
@@ -104,11 +105,6 @@ def _block_events(index: int, kind: str, spec: Any, name: str) -> Iterator[Event
     yield {"type": "content_block_stop", "index": index}
 
 
-def encode(events: Iterator[Event] | list[Event], *, event_line: bool = True) -> bytes:
+def encode(events: Iterable[Event], *, event_line: bool = True) -> bytes:
     """Events as SSE bytes, framed the way Anthropic's API frames them (``event:`` then ``data:``)."""
-    out = []
-    for event in events:
-        data = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
-        head = f"event: {event['type']}\n" if event_line else ""
-        out.append(f"{head}data: {data}\n\n".encode())
-    return b"".join(out)
+    return sse.encode(events, event_line="type" if event_line else None)
