@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# An event type ending in ".delta", seen in the raw bytes: "…delta" in the data, or an `event:` line's end.
-_DELTA = re.compile(rb"\.delta(?:\"|\r|\n)")
+# The first piece of output, seen in the raw bytes: a Responses event type ending in ".delta" (in the data,
+# or an `event:` line's end), an Anthropic content_block_delta, or a chat delta with non-empty content,
+# reasoning or tool calls (a role-only first chunk is not output yet).
+_DELTA = re.compile(rb"(?:\.delta|content_block_delta)(?:\"|\r|\n)"
+                    rb"|\"delta\":\s*\{[^}]*\"(?:content|reasoning_content|reasoning|refusal|tool_calls)\":\s*(?:\"[^\"]|\[)")
 
 
 class ExchangeTimer:
@@ -39,7 +42,7 @@ class ExchangeTimer:
         seen ``events`` events so far, and a terminal one if ``terminated``."""
         if "first_delta" not in self.timings and _DELTA.search(self._tail + data):
             self.timings["first_delta"] = now - self.start
-        self._tail = (self._tail + data)[-16:]
+        self._tail = (self._tail + data)[-96:]  # a chat delta's opening split across two chunks
         if events > self._events:
             if self._last_event is None:
                 self.timings["first_event"] = now - self.start
