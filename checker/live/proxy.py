@@ -1,4 +1,4 @@
-"""The checking reverse proxy: forward every request unchanged, lint the Responses and chat answers on the side.
+"""The checking reverse proxy: forward every request unchanged, lint the answers of every dialect on the side.
 
 Theory of operation
 -------------------
@@ -9,7 +9,9 @@ reads the body, forwards method, path, query, headers and body to the upstream w
 end-to-end headers, and the body as the raw bytes arrive (``aiter_raw``: no decompression, no
 re-chunking beyond what the stack does), each chunk sent to the client *before* the checker sees it.
 
-Requests to ``…/responses`` and ``…/chat/completions`` with a JSON body are *watched*: a
+Requests to a dialect's endpoint (``…/responses``, ``…/chat/completions``, ``…/messages``: the request
+adapters' endpoints, checker.live.adapters) with a JSON body are *watched*, each answer checked as that
+endpoint's dialect: a
 :class:`checker.live.proxy_watch.Watch` tees the answer's bytes (decoded if the upstream compressed them) into a
 :class:`checker.http_checks.ExchangeLinter`, the pipeline of ``sse-check probe`` and ``sse-check lint``,
 and into an :class:`checker.live.outcome.OutcomeCollector` for the history checks
@@ -159,7 +161,7 @@ class Proxy:
         status, ending, detail = await self._exchange(method, url, forwarded, body, receive, send,
                                                       _Tee(watch, self.checking) if watch else None)
         if watch is None:
-            note = "not a Responses or chat request: passed through unchecked" if adapter is None else \
+            note = "not a request to a dialect's endpoint: passed through unchecked" if adapter is None else \
                 "the request body is not a JSON object: passed through unchecked"
             self.passed_through += 1
             self._safely(self.on_passthrough, method, path, status, note if ending != "connect-error" else detail)

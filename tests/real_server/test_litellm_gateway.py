@@ -101,7 +101,7 @@ def codes(entry: dict[str, Any]) -> set[str]:
 
 
 def scenarios() -> dict[str, dict[str, Any]]:
-    proc = run_cli("probe", "--list-scenarios", "--format", "json")
+    proc = run_cli("probe", "--list-scenarios", "--format", "json", "--api", "responses")
     return {row["name"]: row for row in json.loads(proc.stdout)}
 
 
@@ -129,7 +129,8 @@ def is_stream(meta: dict[str, Any]) -> bool:
 def probed(litellm_proxy: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, Any], Path]]:
     """One ``sse-check probe --save`` of the proxy, every scenario, under the openai profile with the matrix."""
     saved = tmp_path_factory.mktemp("litellm-probe")
-    proc = run_cli("probe", litellm_proxy.url, "--model", MODEL, "--profile", "openai", "--clients", "--save",
+    proc = run_cli("probe", litellm_proxy.url, "--model", MODEL, "--profile", "openai", "--clients", "--api", "responses",
+                   "--save",
                    str(saved), "--format", "json", "--no-progress")
     assert proc.stdout.startswith("{"), proc.stdout[:2000] + proc.stderr + litellm_proxy.log()[-3000:]
     assert proc.returncode == 1  # the gateway's defects fail the probe

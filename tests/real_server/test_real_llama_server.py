@@ -85,8 +85,14 @@ def lint_json(*args: str) -> dict[str, Any]:
     return json.loads(out.getvalue())
 
 
-def by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {Path(entry["path"]).name.removesuffix(".sse"): entry for entry in report["files"]}
+def by_name(report: dict[str, Any], root: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Entries by scenario name: a probe's path is the name (chat/plain_text), a lint's the file under
+    ``root`` (ROOT/chat/plain_text.sse)."""
+    def name(path: str) -> str:
+        inside = path[len(str(root)) + 1:] if root is not None and path.startswith(f"{root}/") else path
+        return inside.removesuffix(".sse")
+
+    return {name(entry["path"]): entry for entry in report["files"]}
 
 
 def codes(entry: dict[str, Any]) -> set[str]:
@@ -94,7 +100,7 @@ def codes(entry: dict[str, Any]) -> set[str]:
 
 
 def scenarios() -> dict[str, dict[str, Any]]:
-    proc = run("probe", "--list-scenarios", "--format", "json")
+    proc = run("probe", "--list-scenarios", "--format", "json", "--api", "responses")
     return {row["name"]: row for row in json.loads(proc.stdout)}
 
 
@@ -103,7 +109,8 @@ assert [name for name, row in SCENARIOS.items() if row["expect"] == "stream"] ==
 
 
 def assert_lint_agrees(probe_report: dict[str, Any], saved: Path, *args: str) -> None:
-    probed, linted = by_name(probe_report), by_name(lint_json(str(saved), *args))
+    probed = {entry["path"]: entry for entry in probe_report["files"]}
+    linted = by_name(lint_json(str(saved), *args), saved)
     assert set(linted) == set(probed)
     for name, entry in probed.items():
         assert linted[name]["findings"] == entry["findings"], name
@@ -123,7 +130,8 @@ def assert_as_recorded(entries: dict[str, dict[str, Any]], profile: str) -> None
 
 def test_probe_under_the_llama_profile_shows_nothing_above_info(real_llama: Any, tmp_path: Path) -> None:
     saved = tmp_path / "saved"
-    code, report = run_json("probe", real_llama.url, "--model", MODEL, "--profile", "llama.cpp", "--save", str(saved))
+    code, report = run_json("probe", real_llama.url, "--model", MODEL, "--profile", "llama.cpp", "--save", str(saved),
+                            "--api", "responses")
     entries = by_name(report)
     assert list(entries) == list(SCENARIOS) and report["skipped"] == []
     loud = {name: [f["code"] for f in e["findings"] if f["severity"] != "info"] for name, e in entries.items()}
@@ -141,7 +149,7 @@ def test_probe_under_the_llama_profile_shows_nothing_above_info(real_llama: Any,
 def test_probe_under_the_openai_profile_shows_the_documented_deviations(real_llama: Any, tmp_path: Path) -> None:
     saved = tmp_path / "saved"
     code, report = run_json("probe", real_llama.url, "--model", MODEL, "--profile", "openai", "--clients",
-                            "--save", str(saved))
+                            "--save", str(saved), "--api", "responses")
     assert code == 1
     entries = by_name(report)
     assert list(entries) == list(SCENARIOS)
@@ -168,6 +176,28 @@ def test_probe_under_the_openai_profile_shows_the_documented_deviations(real_lla
             assert verdicts == declared, (name, verdicts, declared)
     assert_lint_agrees(report, saved, "--profile", "openai")
     assert_as_recorded(entries, "openai")
+
+
+def test_probe_of_all_three_endpoints(real_llama: Any, tmp_path: Path) -> None:
+    """llama-server serves /v1/responses, /v1/chat/completions and /v1/messages: probe's default checks all
+    three, each dialect's suite in its own requests, each stream by its own dialect (its endpoint's), and the
+    saved folder lints the same."""
+    saved = tmp_path / "saved"
+    code, report = run_json("probe", real_llama.url, "--model", MODEL, "--profile", "llama.cpp", "--save", str(saved))
+    assert report["not_served"] == [] and report["skipped"] == []
+    rows = {row["api"]: row for row in report["dialects"]}
+    assert list(rows) == ["responses", "chat", "messages"]
+    assert all(row["scenarios"] == row["passed"] + row["failed"] == len(SCENARIOS) for row in rows.values()), rows
+    entries = by_name(report)
+    assert {e["dialect"] for n, e in entries.items() if n.startswith("messages/") and e["events"]} == {"messages"}
+    assert {e["dialect"] for n, e in entries.items() if "/" not in n and e["events"]} == {"responses"}
+    # what a real client of each endpoint meets: nothing above info under the llama.cpp profile, where the
+    # profile documents the server's departures for every dialect it covers
+    loud = {name: sorted({f["code"] for f in e["findings"] if f["severity"] != "info"})
+            for name, e in entries.items()}
+    assert {name: found for name, found in loud.items() if found} == {}, loud
+    assert code == 0
+    assert_lint_agrees(report, saved, "--profile", "llama.cpp")
 
 
 # --- the live replay ----------------------------------------------------------------------------------------------
