@@ -273,7 +273,8 @@ LLAMA_CPP = Profile(
         KnownDeviation(
             code="HTP005",
             description=_LLAMA_LIVE + "a single-model llama-server ignores the request's model, answers any name",
-            when=_detail("what", "invalid_model"),
+            # the scenario in any dialect probed: invalid_model, chat/invalid_model, messages/invalid_model
+            when=lambda f: str(details(f).get("what", "")).rpartition("/")[2] == "invalid_model",
         ),
         KnownDeviation(
             code="HTP019",
