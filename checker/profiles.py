@@ -212,6 +212,7 @@ CODEX = Profile(
 _LLAMA = "llama.cpp (captures README): "
 _LLAMA_LIVE = "llama.cpp (the real server, captures/llama.cpp-probe): "
 _LLAMA_MESSAGES = "llama.cpp (/v1/messages, captures/messages/llama.cpp): "
+_LLAMA_CHAT = "llama.cpp (the real server's /v1/chat/completions, captures/chat/llama.cpp): "
 
 LLAMA_CPP = Profile(
     name="llama.cpp",
@@ -293,6 +294,12 @@ LLAMA_CPP = Profile(
             when=lambda f: f.details.get("type") == "content_block_start"
             and f.details.get("pointer") == "/content_block"
             and set(f.details.get("missing") or ()) <= {"signature", "input"},
+        # Chat Completions (docs/spec.md §6).
+        KnownDeviation(code="CHT025", description=_LLAMA_CHAT + "reasoning is streamed as reasoning_content"),
+        KnownDeviation(
+            code="CHT001",
+            description=_LLAMA_CHAT + "every chunk's created is the time it was sent",
+            when=_detail("field", "created"),
         ),
     ),
 )

@@ -46,18 +46,15 @@ from checker.rules import RULES
 ROOT = Path(__file__).resolve().parents[1]
 CAPTURES = ROOT / "captures"
 # The folders this test owns (captures/http, with its X.meta.json sidecars, is tested with the HTTP checks).
-FOLDERS = ("conforming", "open-responses", "rules", "llama.cpp", "litellm", "messages")
+FOLDERS = ("conforming", "open-responses", "rules", "llama.cpp", "litellm", "messages", "chat")
 ALL_CAPTURES = sorted(p for folder in FOLDERS for p in (CAPTURES / folder).rglob("*.sse"))
 # Rules no stream may trigger: sse-check's own internal error (the corpus must never produce it).
 NO_EXAMPLE = {code for code, rule in RULES.items() if not rule.bad}
 # Rules whose example captures live here: all but the HTTP family (captures/http) and NO_EXAMPLE.
-# (captures/messages/rules holds the Anthropic Messages dialect's.)
-RULE_FOLDERS = ("rules", "messages/rules")
-CORPUS_RULES = sorted(code for code in RULES
-                      if RULES[code].bad.startswith(tuple(f + "/" for f in RULE_FOLDERS)) and code not in NO_EXAMPLE)
+FOLDERS = ("conforming", "open-responses", "rules", "llama.cpp", "litellm", "messages", "chat")
 LLAMA = CAPTURES / "llama.cpp"
 # Real llama.cpp bodies that are not Responses streams at all.
-LLAMA_NOT_RESPONSES = {"error_previous_response_id.sse": "SSE022", "chat-reasoning_text.sse": "SCH010"}
+LLAMA_NOT_RESPONSES = {"error_previous_response_id.sse": "SSE022"}
 HEADER_KEYS = {"about", "profile", "limits", "request", "expect", "known-engine-bug"}
 
 
@@ -73,6 +70,23 @@ class Declaration:
 
 def rel(path: Path) -> str:
     return path.relative_to(CAPTURES).as_posix()
+
+
+def first_object(path: Path) -> Any:
+    """The JSON of a capture's first data line (None when it has none that parses): what tells its dialect."""
+    for line in path.read_bytes()[:1 << 16].splitlines():
+        if line.startswith(b"data:") and line[5:].strip() != b"[DONE]":
+            try:
+                return json.loads(line[5:])
+            except ValueError:
+                return None
+    return None
+
+
+def is_chat(path: Path) -> bool:
+    """Whether a capture is a Chat Completions stream (its first chunk says so): checked by the chat oracles."""
+    obj = first_object(path)
+    return isinstance(obj, dict) and obj.get("object") == "chat.completion.chunk"
 
 
 def _expect_sidecar(path: Path) -> Path:
@@ -107,9 +121,10 @@ def declaration(path: Path) -> Declaration:
         return Declaration(expect={p: frozenset(c) for p, c in raw.items()}, request=request, bug=bug)
     header = _header_lines(path.read_bytes())
     if not header:
-        top = path.relative_to(CAPTURES).parts[0]
+        parts = path.relative_to(CAPTURES).parts
+        top = "/".join(parts[:2]) if parts[0] == "chat" else parts[0]
         profile = "open-responses" if top == "open-responses" else "openai"
-        assert top in ("conforming", "open-responses"), f"{rel(path)}: declares no findings"
+        assert top in ("conforming", "open-responses", "chat/conforming"), f"{rel(path)}: declares no findings"
         return Declaration(expect={profile: frozenset()}, request=request)
     profile, codes, limits, bug, about, from_header = "openai", set(), Limits(), None, None, False
     for line in header:
@@ -461,7 +476,8 @@ def test_cli_reports_the_declared_codes_with_profile_limits_and_request_options(
 
 # --- the real llama.cpp captures --------------------------------------------------
 
-LLAMA_STREAMS = sorted(p for p in LLAMA.glob("*.sse") if p.name not in LLAMA_NOT_RESPONSES)
+# The Responses streams (chat-reasoning_text.sse is /v1/chat/completions: tests/test_chat_corpus.py).
+LLAMA_STREAMS = sorted(p for p in LLAMA.glob("*.sse") if p.name not in LLAMA_NOT_RESPONSES and not is_chat(p))
 
 
 def test_llama_cpp_captures_are_byte_exact_copies() -> None:

@@ -62,7 +62,7 @@ def completion_view(completion: dict[str, Any]) -> dict[str, Any]:
         choices.append({"index": choice.get("index"), "finish_reason": choice.get("finish_reason"),
                         "role": message.get("role"), **{k: _text(message.get(k)) for k in MESSAGE_TEXTS},
                         "tool_calls": calls})
-    return {"id": completion.get("id"), "model": completion.get("model"),
+    return {"id": completion.get("id"), "model": completion.get("model"), "created": completion.get("created"),
             "system_fingerprint": completion.get("system_fingerprint"), "usage": _usage(completion.get("usage")),
             "choices": choices}
 
@@ -82,14 +82,14 @@ def expected_view(first: dict[str, Any], usage: dict[str, Any] | None,
         calls = [{k: call.get(k) for k in ("id", "type", "name", "arguments")} for call in choice["tool_calls"]]
         view.append({"index": choice["index"], "finish_reason": choice["finish_reason"], "role": choice["role"],
                      **{k: _text(choice.get(k)) for k in MESSAGE_TEXTS}, "tool_calls": calls})
-    return {"id": first.get("id"), "model": first.get("model"),
+    return {"id": first.get("id"), "model": first.get("model"), "created": first.get("created"),
             "system_fingerprint": first.get("system_fingerprint"), "usage": _usage(usage), "choices": view}
 
 
 def differences(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
     """Where a client's completion differs from the stream's, one short phrase each (empty: the same)."""
     found = []
-    for key in ("id", "model", "system_fingerprint", "usage"):
+    for key in ("id", "model", "created", "system_fingerprint", "usage"):
         if got.get(key) != want.get(key):
             found.append(f"{key} {_clip(got.get(key))} (streamed {_clip(want.get(key))})")
     got_choices, want_choices = got.get("choices", []), want.get("choices", [])

@@ -29,6 +29,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
                               "the final response"),
     "IDS": ("ids", "id prefixes and uniqueness of item ids and call ids"),
     "HTP": ("http", "the HTTP exchange around a stream: status, content type, errors, timeouts, connection close"),
+    "CHT": ("chat completions", "Chat Completions chunks: identity, choices, role, tool-call fragments, finish_reason, "
+                                "usage"),
     "RPL": ("replay", "what a client sends back of earlier turns: reasoning items, reasoning_content, prefix-cache reuse"),
     "ANT": ("anthropic messages", "the Anthropic Messages stream: message_start, content blocks and their deltas, "
                                   "message_delta, message_stop"),

@@ -1,0 +1,180 @@
+"""What each finding on a Chat Completions stream does to the clients (the chat client matrix).
+
+Two clients, each the call its users make:
+
+* openai-python 3.57.0: ``client.chat.completions.stream(...)`` then ``get_final_completion()``
+  (src/openai/lib/streaming/chat/_completions.py ChatCompletionStreamState, accumulate_delta in
+  src/openai/lib/streaming/_deltas.py, the decoder in src/openai/_streaming.py). Its plain
+  ``create(stream=True)`` iteration shares the decoder and accumulates nothing: it fails only where the
+  decoder does (the APIError on an error object, invalid JSON), which tests/test_chat_oracles.py checks too;
+* openai-node 7.59.0: ``client.chat.completions.stream(...)`` then ``finalChatCompletion()``
+  (src/lib/ChatCompletionStream.ts, src/core/streaming.ts).
+
+Every verdict here is checked against the real SDKs on every capture of captures/chat
+(tests/test_chat_oracles.py): "breaks" iff the client raises; "ok" iff it returns exactly what was streamed;
+"degraded" when it returns something else (the difference is in the symptom).
+"""
+
+from __future__ import annotations
+
+from checker.dialects.base import ClientEffects, Effect, EndEffect, Verdict
+from checker.findings import Finding
+
+CLIENTS = ("openai-python", "openai-node")
+_PY_LENGTH = ("get_final_completion() raises LengthFinishReasonError: Could not parse response content as the "
+              "length limit was reached")
+_PY_FILTER = ("get_final_completion() raises ContentFilterFinishReasonError: Could not parse response content as "
+              "the request was rejected by the content filter")
+_NODE_BAD_JSON = "OpenAIError: Error reading response: malformed server-sent event JSON."
+
+
+def _breaks(symptom: str, when: object = None) -> Effect:
+    return Effect(Verdict.BREAKS, symptom, when)  # type: ignore[arg-type]
+
+
+def _degrades(symptom: str, when: object = None) -> Effect:
+    return Effect(Verdict.DEGRADED, symptom, when)  # type: ignore[arg-type]
+
+
+def _detail(key: str, *values: object) -> object:
+    return lambda f, r: f.details.get(key) in values
+
+
+def _last_differs(f: Finding, r: object) -> bool:
+    return f.details.get("last_differs") is True
+
+
+def _never_got_a_role(f: Finding, r: object) -> bool:
+    # A later delta that brings the role is CHT004's finding; without one the choice has no role at all.
+    index = f.details.get("index")
+    return not any(o.code == "CHT004" and o.details.get("index") == index for o in r.findings)  # type: ignore[attr-defined]
+
+
+def _names_missing(f: Finding, r: object) -> bool:
+    missing = str(f.details.get("missing", ""))
+    return "type" in missing or "name" in missing
+
+
+def _role_changed(f: Finding, r: object) -> bool:
+    return bool(f.details.get("change"))
+
+
+def _not_type(f: Finding, r: object) -> bool:
+    return f.details.get("field") != "type"
+
+
+def _partial_json_cut(f: Finding, r: object) -> bool:
+    return f.details.get("json_complete") is False
+
+
+BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
+    # -- framing (the engine's rules, as they touch a chat stream) --------------------------------------
+    "SSE004": {"openai-node": (_breaks(_NODE_BAD_JSON, when=_partial_json_cut),)},
+    "SSE005": {"openai-python": (_breaks("UnicodeDecodeError: 'utf-8' codec can't decode byte …"),),
+               "openai-node": (_degrades("the bytes decode as U+FFFD: the text is corrupted"),)},
+    "SSE006": {"openai-python": (_breaks("json.JSONDecodeError on the chunk's data"),),
+               "openai-node": (_breaks(_NODE_BAD_JSON),)},
+    "SSE013": {"openai-python": (_breaks("json.JSONDecodeError: Expecting value (an event with empty data)"),),
+               "openai-node": (_breaks(_NODE_BAD_JSON),)},
+    "SSE018": {"openai-python": (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
+               "openai-node": (_breaks(_NODE_BAD_JSON),)},
+    # Both SDKs stop reading at [DONE] (openai-python Stream.__stream__, openai-node Stream): what follows it
+    # is never seen, and the completion is the one [DONE] ended.
+    "SSE010": {},
+    # -- chunks -------------------------------------------------------------------------------------------
+    "CHT001": {
+        "openai-python": (
+            _degrades("ChatCompletionStream skips a chunk whose object is not chat.completion.chunk "
+                      "(_is_valid_chat_completion_chunk_weak): its deltas are lost", when=_detail("field", "object")),
+            _degrades("get_final_completion().system_fingerprint is the last chunk's {last!r}",
+                      when=lambda f, r: f.details.get("field") == "system_fingerprint" and _last_differs(f, r)),
+        ),
+        "openai-node": (_degrades("finalChatCompletion() has the last chunk's {field} {last!r}", when=_last_differs),),
+    },
+    "CHT003": {"openai-node": (_breaks("OpenAIError: missing role for choice {index}", when=_never_got_a_role),)},
+    "CHT004": {
+        "openai-python": (_degrades("the final message's role is the roles concatenated (\"assistantassistant\")"),),
+        "openai-node": (_degrades("the final message's role is the last one, {role!r}", when=_role_changed),),
+    },
+    "CHT005": {
+        "openai-python": (_breaks("IndexError: list index out of range (the choice snapshot is looked up by "
+                                  "index)", when=lambda f, r: str(f.details.get("problem", "")).startswith(
+                                      ("skips", "not an integer"))),),
+        "openai-node": (
+            _breaks("OpenAIError: Cannot read properties of undefined (reading 'message')",
+                    when=lambda f, r: str(f.details.get("problem", "")).startswith("skips")),
+            _breaks("OpenAIError: Chat completion stream contains an invalid choice index: {index}"),
+        ),
+    },
+    "CHT006": {
+        "openai-python": (_degrades("content.done / tool_calls.function.arguments.done already fired with the text "
+                                    "before it; the final message has the late delta"),),
+        "openai-node": (_degrades("the content.done event already fired with the text before it; the final "
+                                  "message has the late delta"),),
+    },
+    "CHT007": {
+        "openai-python": (_breaks(_PY_LENGTH, when=_detail("finish", "length")),
+                          _breaks(_PY_FILTER, when=_detail("finish", "content_filter")),
+                          _degrades("the final finish_reason is the last one, {finish!r}")),
+        "openai-node": (_degrades("the final finish_reason is the last one, {finish!r}"),),
+    },
+    "CHT008": {"openai-node": (_breaks("OpenAIError: missing finish_reason for choice {index}"),)},
+    # -- tool calls --------------------------------------------------------------------------------------------
+    "CHT011": {
+        "openai-python": (_breaks("RuntimeError: Expected list delta entry to have an `index` key; …"),),
+        "openai-node": (_breaks("OpenAIError: Chat completion stream contains an invalid tool call index: …"),),
+    },
+    "CHT012": {
+        "openai-node": (_breaks("OpenAIError: missing choices[{index}].tool_calls[{call}].type (or function.name)",
+                                when=_names_missing),
+                        _degrades("finalChatCompletion() invents the id (call_<uuid>): the tool result answers a "
+                                  "call the server never made")),
+    },
+    "CHT013": {"openai-python": (_degrades("the final call's {field} is the values concatenated "
+                                           "({value!r} twice)", when=_not_type),)},
+    "CHT014": {
+        "openai-python": (_degrades("the final call's {field} is the two values concatenated", when=_not_type),),
+        "openai-node": (_degrades("the final call's {field} is the last one, {after!r}"),),
+    },
+    "CHT015": {
+        "openai-python": (_degrades("the two calls become one: ids, names and arguments concatenated"),),
+        "openai-node": (_degrades("the two calls become one, named {name!r}, with both calls' arguments"),),
+    },
+    "CHT018": {
+        "openai-python": (_degrades("accumulate_delta drops the object: the final arguments lack it"),),
+        "openai-node": (_degrades("the object is appended as a string: the arguments read \"[object Object]\""),),
+    },
+    # -- usage, errors, vendor fields ----------------------------------------------------------------------
+    "CHT020": {
+        "openai-python": (_degrades("get_final_completion().usage is the last chunk's: {what}None"),),
+        "openai-node": (_degrades("finalChatCompletion().usage is the last chunk's: None"),),
+    },
+    "CHT024": {
+        "openai-python": (_breaks("APIError: the error's message (Stream.__stream__)"),),
+        "openai-node": (_breaks("APIError: the error's message (Stream, legacy mode)"),),
+    },
+    "CHT025": {"openai-node": (_degrades("finalChatCompletion() keeps only the last {field} fragment: the "
+                                         "reasoning text is lost"),)},
+}
+
+
+def _ended_with(*reasons: str) -> object:
+    return lambda r: any(t in reasons for t in r.terminals)
+
+
+AT_END: dict[str, tuple[EndEffect, ...]] = {
+    "openai-python": (
+        EndEffect(Verdict.BREAKS, f"{_PY_LENGTH} (a choice ends with finish_reason length, as a conforming stream "
+                                  "may; get_final_completion() returns only an uncut completion)",
+                  _ended_with("length"),  # type: ignore[arg-type]
+                  "openai-python src/openai/lib/_parsing/_completions.py (parse_chat_completion)"),
+        EndEffect(Verdict.BREAKS, f"{_PY_FILTER} (a choice ends with finish_reason content_filter, as a "
+                                  "conforming stream may)", _ended_with("content_filter"),  # type: ignore[arg-type]
+                  "openai-python src/openai/lib/_parsing/_completions.py (parse_chat_completion)"),
+    ),
+}
+
+
+def effects() -> ClientEffects:
+    return ClientEffects(clients=CLIENTS, by_rule=BY_RULE, at_end=AT_END, normal_end="stop",
+                         check_order=("HTP", "SSE", "CHT"))

@@ -1,0 +1,471 @@
+"""The Chat Completions machine: one stream's state, fed parsed chunks (docs/spec.md §6).
+
+It follows what the clients build from the chunks: per choice the role, the text of each delta field
+(content, refusal, the vendor reasoning field), the tool calls joined by index, and the finish reason;
+per stream the identity of the first chunk and the usage chunk. The engine owns the framing (the SSE
+decoder, JSON, ``[DONE]`` and what follows it); the machine owns everything a chunk says.
+
+``try_fast`` is the hot path of an ordinary content chunk (one choice, text deltas only, nothing that
+could break a rule): it either takes the chunk whole or leaves the state untouched, so the full path
+(``handle``) gives identical findings. tests/test_chat_corpus.py checks both paths on every capture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from checker.dialects.base import ItemSummary, StreamSummary
+from checker.dialects.chat import vocabulary as vocab
+from checker.findings import Finding, Position
+from checker.rules import chat as rules
+
+_FAST_CHOICE_KEYS = frozenset({"index", "delta", "finish_reason", "logprobs"})
+_FAST_DELTA_KEYS = frozenset(vocab.TEXT_FIELDS)
+# Schema pointers that a rule of its own reports (the schema would say the same thing less usefully).
+_OWN_RULE_SUFFIXES = ("/index", "/function/arguments")
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One tool call of a choice, as its fragments built it."""
+
+    index: int
+    id: str | None
+    type: str | None
+    name: str | None
+    at: Position
+    fragments: list[str] = field(default_factory=list)
+    length: int = 0  # characters of arguments so far
+    bad_arguments: bool = False  # a non-string fragment was seen
+
+    @property
+    def arguments(self) -> str:
+        return "".join(self.fragments)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "id": self.id, "type": self.type, "name": self.name,
+                "arguments": self.arguments}
+
+
+@dataclass(slots=True)
+class Choice:
+    """One choice's accumulated message."""
+
+    index: int
+    deltas: int = 0
+    role: str | None = None
+    texts: dict[str, list[str]] = field(default_factory=dict)  # delta field -> fragments (with keep_texts)
+    lengths: dict[str, int] = field(default_factory=dict)  # delta field -> characters
+    calls: dict[int, ToolCall] = field(default_factory=dict)
+    finish: str | None = None
+    finish_at: Position | None = None
+    last_finish: str | None = None  # what the clients end with: they keep the last finish_reason
+    first_event: int | None = None  # the index of the event that opened the choice
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "role": self.role, "finish_reason": self.finish,
+                **{name: "".join(parts) for name, parts in self.texts.items()},
+                "tool_calls": [call.as_dict() for _, call in sorted(self.calls.items())]}
+
+
+class ChatMachine:
+    """One Chat Completions stream. ``request`` is the recorded request body (n, max tokens, usage)."""
+
+    def __init__(self, *, request: dict[str, Any] | None = None, keep_texts: bool = False,
+                 schema_set: Any = None, known_types: Any = None) -> None:
+        if schema_set is None:
+            from checker.schemas import load_schema_set
+
+            schema_set = load_schema_set(vocab.SCHEMA_SET)
+        self._schemas = schema_set
+        self.request = request if isinstance(request, dict) else {}
+        self.keep_texts = keep_texts
+        self.terminated = False  # an error object ended the completion
+        self.errored = False
+        self.first: dict[str, Any] | None = None
+        self.choices: dict[int, Choice] = {}
+        self.usage: dict[str, Any] | None = None
+        self.usage_at: Position | None = None
+        self.chunks = 0
+        # CONSTANT_FIELDS name -> [first differing position, its value, chunks that differ, the last value]
+        self._changed: dict[str, list[Any]] = {}
+        n = self.request.get("n")
+        self._n = n if type(n) is int and n > 0 else None
+
+    # -- the hot path -----------------------------------------------------------
+
+    def try_fast(self, etype: Any, obj: dict[str, Any]) -> bool:
+        """Take an ordinary content chunk whole, or return False having changed nothing."""
+        first = self.first
+        if first is None or self.usage_at is not None or obj.get("usage") is not None or "error" in obj:
+            return False
+        choices = obj.get("choices")
+        if type(choices) is not list or len(choices) != 1:
+            return False
+        choice = choices[0]
+        if type(choice) is not dict or not choice.keys() <= _FAST_CHOICE_KEYS \
+                or choice.get("finish_reason") is not None or choice.get("logprobs") is not None:
+            return False
+        index = choice.get("index")
+        state = self.choices.get(index) if type(index) is int else None
+        delta = choice.get("delta")
+        if state is None or state.finish is not None or type(delta) is not dict \
+                or not delta.keys() <= _FAST_DELTA_KEYS:
+            return False
+        for name, value in delta.items():
+            if value is not None and (type(value) is not str or (name not in state.lengths and value)):
+                return False  # a first fragment of a field may be a vendor field to report
+        if self._changed:
+            return False
+        for name in vocab.CONSTANT_FIELDS:
+            if name in obj and obj[name] != first.get(name):
+                return False
+        if not self._valid(obj):
+            return False
+        self.chunks += 1
+        state.deltas += 1
+        for name, value in delta.items():
+            if value:
+                self._append(state, name, value)
+        return True
+
+    def _valid(self, obj: dict[str, Any]) -> bool:
+        # The set compiles the chunk's validator once; a valid chunk costs one is_valid call.
+        return not self._schemas.validate_object(vocab.CHUNK_SCHEMA, obj)
+
+    def _append(self, state: Choice, name: str, value: str) -> None:
+        state.lengths[name] = state.lengths.get(name, 0) + len(value)
+        if self.keep_texts:
+            state.texts.setdefault(name, []).append(value)
+
+    # -- the full path ------------------------------------------------------------
+
+    def handle(self, obj: dict[str, Any], pos: Position) -> list[Finding]:
+        out: list[Finding] = []
+        self.chunks += 1
+        error = obj.get("error")
+        if error:
+            detail = orjson.dumps(error).decode("utf-8", "replace")
+            out.append(rules.ERROR_OBJECT.finding(pos, detail=detail if len(detail) <= 120 else detail[:119] + "…"))
+            self.errored = self.terminated = True
+            return out
+        out.extend(self._schema_findings(obj, pos))
+        self._identity(obj, pos, out)
+        usage = obj.get("usage")
+        choices = obj.get("choices")
+        listed = choices if type(choices) is list else []
+        if self.usage_at is not None:
+            what = "" if not listed else f" (with {len(listed)} choice(s))"
+            out.append(rules.USAGE_NOT_LAST.finding(pos, what=what))
+        if isinstance(usage, dict):
+            self._usage(usage, listed, pos, out)
+        elif type(choices) is list and not choices:
+            out.append(rules.EMPTY_CHUNK.finding(pos))
+        for choice in listed:
+            if isinstance(choice, dict):
+                self._choice(choice, pos, out)
+        return out
+
+    def _identity(self, obj: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        """Record the first chunk's identity; a later difference is reported at the end (CHT001), when it is
+        known whether the last chunk still differs (openai-node's final completion has the last chunk's)."""
+        first = self.first
+        if first is None:
+            self.first = {name: obj.get(name) for name in vocab.CONSTANT_FIELDS}
+            return
+        for name in vocab.CONSTANT_FIELDS:
+            if name in obj:
+                value = obj[name]
+                change = self._changed.get(name)
+                if value != first.get(name):
+                    if change is None:
+                        self._changed[name] = [pos, value, 1, value]
+                    else:
+                        change[2] += 1
+                        change[3] = value
+                elif change is not None:
+                    change[3] = value
+
+    def _identity_findings(self, out: list[Finding]) -> None:
+        first = self.first or {}
+        for name in vocab.CONSTANT_FIELDS:
+            change = self._changed.get(name)
+            if change is None:
+                continue
+            pos, after, count, last = change
+            details = {"field": name, "before": _plain(first.get(name)), "after": _plain(after), "chunks": count,
+                       "last": _plain(last), "last_differs": last != first.get(name)}
+            out.append(rules.IDENTITY_CHANGED.finding(pos, details=details, field=name, after=_short(after),
+                                                      before=_short(first.get(name)), count=count))
+
+    def _usage(self, usage: dict[str, Any], choices: list[Any], pos: Position, out: list[Finding]) -> None:
+        self.usage, self.usage_at = usage, pos
+        if choices:
+            out.append(rules.USAGE_WITH_CHOICES.finding(pos, count=len(choices)))
+        for problem in _usage_problems(usage):
+            out.append(rules.USAGE_TOTALS.finding(pos, problem=problem))
+
+    def _choice(self, choice: dict[str, Any], pos: Position, out: list[Finding]) -> None:
+        index = choice.get("index")
+        state = self._choice_state(index, pos, out)
+        if state is None:
+            return
+        delta = choice.get("delta")
+        delta = delta if isinstance(delta, dict) else {}
+        state.deltas += 1
+        finished = state.finish
+        role = delta.get("role")
+        if state.deltas == 1:
+            state.role = role if isinstance(role, str) else None
+            if state.role is None:
+                out.append(rules.ROLE_MISSING.finding(pos, index=index))
+        elif role is not None:
+            change = "" if role == state.role else f" (first {state.role!r})"
+            out.append(rules.ROLE_REPEATED.finding(pos, index=index, role=_short(role), change=change))
+        for name in vocab.TEXT_FIELDS:
+            value = delta.get(name)
+            if type(value) is not str or not value:
+                continue
+            if finished is not None:
+                out.append(rules.AFTER_FINISH.finding(pos, index=index, what=f"{name} text", finish=finished))
+            if name in vocab.REASONING_FIELDS and name not in state.lengths:
+                out.append(rules.VENDOR_REASONING.finding(pos, index=index, field=name))
+            self._append(state, name, value)
+        calls = delta.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            if finished is not None:
+                out.append(rules.AFTER_FINISH.finding(pos, index=index, what="a tool-call fragment", finish=finished))
+            for fragment in calls:
+                self._fragment(state, fragment, pos, out)
+        reason = choice.get("finish_reason")
+        if reason is not None and reason != "":
+            state.last_finish = reason if isinstance(reason, str) else state.last_finish
+            if finished is None:
+                state.finish, state.finish_at = reason, pos
+                self._finished(state, pos, out)
+            else:
+                out.append(rules.FINISH_REPEATED.finding(pos, index=index, finish=_short(reason), first=finished))
+
+    def _choice_state(self, index: Any, pos: Position, out: list[Finding]) -> Choice | None:
+        if type(index) is not int:
+            out.append(rules.CHOICE_INDEX.finding(pos, index=_short(index), problem="not an integer"))
+            return None
+        state = self.choices.get(index)
+        if state is not None:
+            return state
+        problem = None
+        if index < 0:
+            problem = "negative"
+        elif self._n is not None and index >= self._n:
+            problem = f"not below the request's n ({self._n})"
+        elif index != len(self.choices):
+            problem = f"skips to {index} with {len(self.choices)} choice(s) so far"
+        if problem is not None:
+            out.append(rules.CHOICE_INDEX.finding(pos, index=index, problem=problem))
+            if index < 0:
+                return None
+        state = self.choices[index] = Choice(index, first_event=pos.event_index)
+        return state
+
+    def _fragment(self, state: Choice, fragment: Any, pos: Position, out: list[Finding]) -> None:
+        if not isinstance(fragment, dict):
+            return  # the schema finding says what it is
+        at = fragment.get("index")
+        if type(at) is not int:
+            got = "none" if at is None else f"{_short(at)}"
+            out.append(rules.TOOL_INDEX_MISSING.finding(pos, index=state.index, got=got))
+            return
+        function = fragment.get("function")
+        function = function if isinstance(function, dict) else {}
+        ident = {"id": _named(fragment.get("id")), "type": _named(fragment.get("type")),
+                 "function.name": _named(function.get("name"))}
+        call = state.calls.get(at)
+        if call is None:
+            call = state.calls[at] = ToolCall(at, ident["id"], ident["type"], ident["function.name"], pos)
+            missing = [name for name, value in ident.items() if value is None]
+            if missing:
+                out.append(rules.TOOL_START_INCOMPLETE.finding(pos, index=state.index, call=at,
+                                                               missing=" or ".join(missing)))
+            self._duplicate_id(state, call, pos, out)
+        else:
+            self._identity_again(state, call, ident, pos, out)
+        self._arguments(state, call, function.get("arguments"), pos, out)
+
+    def _duplicate_id(self, state: Choice, call: ToolCall, pos: Position, out: list[Finding]) -> None:
+        if call.id is None:
+            return
+        for other in state.calls.values():
+            if other is not call and other.id == call.id:
+                out.append(rules.TOOL_ID_DUPLICATE.finding(pos, index=state.index, call=call.index, id=call.id,
+                                                           other=other.index))
+                return
+
+    def _identity_again(self, state: Choice, call: ToolCall, ident: dict[str, str | None], pos: Position,
+                        out: list[Finding]) -> None:
+        new_id, new_name = ident["id"], ident["function.name"]
+        if new_id is not None and new_name is not None and call.id is not None and new_id != call.id \
+                and new_name != call.name:
+            out.append(rules.TOOL_INDEX_SHARED.finding(pos, index=state.index, call=call.index, name=new_name,
+                                                       id=new_id, other=call.name))
+            return
+        for name, value in ident.items():
+            before = getattr(call, "name" if name == "function.name" else name)
+            if value is None:
+                continue
+            if before is None:
+                setattr(call, "name" if name == "function.name" else name, value)
+            elif value != before:
+                out.append(rules.TOOL_IDENTITY_CHANGED.finding(pos, index=state.index, call=call.index, field=name,
+                                                               before=before, after=value))
+            elif name != "type":  # openai-python replaces `type` (accumulate_delta), it concatenates the rest
+                out.append(rules.TOOL_IDENTITY_REPEATED.finding(pos, index=state.index, call=call.index, field=name,
+                                                                value=value))
+
+    def _arguments(self, state: Choice, call: ToolCall, value: Any, pos: Position, out: list[Finding]) -> None:
+        if value is None:
+            return
+        if type(value) is not str:
+            call.bad_arguments = True
+            out.append(rules.ARGUMENTS_NOT_STRING.finding(pos, index=state.index, call=call.index,
+                                                          kind=_json_kind(value)))
+            return
+        if call.length >= 2 and len(value) >= call.length and value.startswith(call.arguments):
+            out.append(rules.ARGUMENTS_REPEATED.finding(pos, index=state.index, call=call.index))
+        call.fragments.append(value)
+        call.length += len(value)
+
+    def _finished(self, state: Choice, pos: Position, out: list[Finding]) -> None:
+        """A choice's finish_reason arrived: what must hold of the choice now."""
+        reason = state.finish
+        if reason in vocab.CALL_FINISHES and not state.calls:
+            out.append(rules.FINISH_NOT_TOOL_CALLS.finding(pos, index=state.index, finish=reason,
+                                                           problem="without any tool call"))
+        elif reason == "stop" and state.calls:
+            out.append(rules.FINISH_NOT_TOOL_CALLS.finding(
+                pos, index=state.index, finish=reason, problem=f"after {len(state.calls)} tool call(s)"))
+        self._check_arguments(state, pos, out)
+
+    def _check_arguments(self, state: Choice, pos: Position, out: list[Finding]) -> None:
+        for call in state.calls.values():
+            if call.bad_arguments:
+                continue
+            text = call.arguments
+            try:
+                orjson.loads(text)
+            except orjson.JSONDecodeError as exc:
+                error = "empty" if not text.strip() else str(exc).split(":", 1)[0]
+                out.append(rules.ARGUMENTS_INVALID.finding(pos, index=state.index, call=call.index,
+                                                           name=call.name or "?", error=error))
+
+    # -- the end --------------------------------------------------------------------
+
+    def finish(self, end: Position) -> list[Finding]:
+        out: list[Finding] = []
+        self._identity_findings(out)
+        if self.errored or self.first is None:
+            return out
+        for state in self.choices.values():
+            if state.finish is None:
+                out.append(rules.FINISH_MISSING.finding(end, index=state.index))
+                self._check_arguments(state, end, out)
+        self._length_checks(end, out)
+        options = self.request.get("stream_options")
+        if isinstance(options, dict) and options.get("include_usage") is True and self.usage is None:
+            out.append(rules.USAGE_MISSING.finding(end))
+        return out
+
+    def _length_checks(self, end: Position, out: list[Finding]) -> None:
+        """finish_reason against the request's token limit, where the usage says how many were used."""
+        limit = next((self.request[k] for k in vocab.TOKEN_LIMITS if type(self.request.get(k)) is int), None)
+        used = (self.usage or {}).get("completion_tokens")
+        if limit is None or type(used) is not int or len(self.choices) != 1:
+            return
+        (state,) = self.choices.values()
+        at = self.usage_at or end
+        if state.finish == "stop" and used >= limit:
+            out.append(rules.FINISH_LENGTH.finding(at, index=state.index, finish="stop",
+                                                   problem=f"the completion used the whole limit ({used} of "
+                                                           f"{limit} tokens)"))
+        elif state.finish == "length" and used < limit:
+            out.append(rules.FINISH_LENGTH.finding(at, index=state.index, finish="length",
+                                                   problem=f"only {used} of the {limit} tokens allowed were used"))
+
+    def summary(self) -> StreamSummary:
+        """Per choice an item (``output_index`` its index, done once finished); the terminals are the choices'
+        final finish reasons (the last one each sent, which is what the clients keep)."""
+        ordered = [self.choices[i] for i in sorted(self.choices)]
+        finishes = tuple(state.last_finish for state in ordered if state.last_finish is not None)
+        return StreamSummary(
+            terminal=finishes[0] if finishes else None,
+            terminals=finishes,
+            response_id=(self.first or {}).get("id"),
+            truncated=self.truncated,
+            items=tuple(ItemSummary(id=None, type="choice", output_index=state.index, done=state.finish is not None,
+                                    added_at=state.first_event) for state in ordered),
+            texts=[state.as_dict() for state in ordered] if self.keep_texts else None,
+        )
+
+    @property
+    def truncated(self) -> bool:
+        return any(state.finish == "length" for state in self.choices.values())
+
+    # -- schema -----------------------------------------------------------------------
+
+    def _schema_findings(self, obj: dict[str, Any], pos: Position) -> list[Finding]:
+        out: list[Finding] = []
+        missing: dict[str, list[str]] = {}
+        for violation in self._schemas.validate_object(vocab.CHUNK_SCHEMA, obj):
+            pointer = violation.pointer
+            if pointer.endswith(_OWN_RULE_SUFFIXES) and "/choices/" in pointer:
+                continue  # CHT005, CHT011, CHT018 say it
+            if violation.keyword == "required" and violation.missing is not None:
+                missing.setdefault(pointer.rsplit("/", 1)[0], []).append(violation.missing)
+                continue
+            details = {"keyword": violation.keyword, "missing": [], "pointer": pointer}
+            out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=pointer, details=details, where=pointer or "/",
+                                                  detail=violation.message))
+        for parent, names in missing.items():
+            details = {"keyword": "required", "missing": names, "pointer": parent}
+            listed = ", ".join(repr(n) for n in names)
+            text = f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
+            out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=parent, details=details, where=parent or "/",
+                                                  detail=text))
+        return out
+
+
+def _named(value: Any) -> str | None:
+    """An identity field's value; an empty string names nothing (both SDKs skip it)."""
+    return value if isinstance(value, str) and value else None
+
+
+def _short(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > 60:
+        return value[:59] + "…"
+    return value if isinstance(value, (str, int, float, bool)) or value is None else _json_kind(value)
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool)) or value is None else _json_kind(value)
+
+
+def _json_kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
+            bool: "a boolean", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _usage_problems(usage: dict[str, Any]) -> list[str]:
+    prompt, completion, total = (usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens"))
+    problems = []
+    if type(prompt) is int and type(completion) is int and type(total) is int and total != prompt + completion:
+        problems.append(f"total_tokens {total} is not prompt_tokens {prompt} + completion_tokens {completion}")
+    for details, part, whole, whole_name in (("completion_tokens_details", "reasoning_tokens", completion,
+                                              "completion_tokens"),
+                                             ("prompt_tokens_details", "cached_tokens", prompt, "prompt_tokens")):
+        block = usage.get(details)
+        value = block.get(part) if isinstance(block, dict) else None
+        if type(value) is int and type(whole) is int and value > whole:
+            problems.append(f"{details}.{part} {value} exceeds {whole_name} {whole}")
+    return problems

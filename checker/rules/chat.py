@@ -1,0 +1,309 @@
+"""Chat Completions rules: chunks, choices, deltas, tool-call fragments, finish, usage (docs/spec.md §6).
+
+The machine that applies them is checker/dialects/chat/machine.py. What each client does with a
+deviation is in checker/dialects/chat/effects.py, verified by running the real SDKs on every capture
+of captures/chat (tests/test_chat_oracles.py).
+"""
+
+from typing import Any
+
+from checker.rules.registry import Rule
+from checker.rules.registry import rule as _register
+
+
+def rule(code: str, name: str, severity: str, message: str, **fields: Any) -> Rule:
+    """A CHT rule: its bad example is captures/chat/rules/<code>-<name>.sse."""
+    return _register(code, name, severity, message, bad=f"chat/rules/{code}-{name}.sse", **fields)
+
+SPEC = "docs/spec.md §6"
+OPENAPI = "OpenAI OpenAPI 2.3.0 CreateChatCompletionStreamResponse"
+PY_STATE = "openai-python 3.57.0 src/openai/lib/streaming/chat/_completions.py (ChatCompletionStreamState)"
+PY_DELTAS = "openai-python 3.57.0 src/openai/lib/streaming/_deltas.py (accumulate_delta)"
+PY_STREAM = "openai-python 3.57.0 src/openai/_streaming.py (Stream.__stream__)"
+NODE_STREAM = "openai-node 7.59.0 src/lib/ChatCompletionStream.ts"
+NODE_CORE = "openai-node 7.59.0 src/core/streaming.ts"
+CLIENTS = ("openai-python", "openai-node")
+
+IDENTITY_CHANGED = rule(
+    "CHT001", "chunk-identity-changed", "error",
+    "chunk {field} {after!r} differs from the first chunk's {before!r} ({count} chunk(s))",
+    summary="Flags a chunk whose id, object, created, model or system_fingerprint differs from the first chunk's.",
+    why="Every chunk of one completion carries the same id and timestamp (the description: \"Each chunk has the "
+        "same ID\"). The clients disagree on which value wins: openai-python keeps the first chunk's id, model "
+        "and created, the last chunk's system_fingerprint, and its stream() helper skips a chunk whose object "
+        "is not chat.completion.chunk; openai-node copies every chunk's fields over its snapshot, so its final "
+        "completion has the last chunk's. A changed id is also how openai-node's "
+        "ChatCompletionStream.fromReadableStream tells a new completion apart. Reported once per field at the "
+        "first chunk that differs.",
+    sources=(OPENAPI, SPEC, PY_STATE, NODE_STREAM),
+    clients=CLIENTS,
+    good="chat/conforming/text.sse",
+)
+CHUNK_SCHEMA = rule(
+    "CHT002", "chunk-schema-violation", "error",
+    "chunk {where}: {detail}",
+    summary="Flags a chunk field that violates the CreateChatCompletionStreamResponse schema (a choice without "
+            "finish_reason or delta, a content that is not a string, an unknown finish_reason).",
+    why="The SDKs construct chunks without validating them, so a wrong shape reaches the user's code as a wrong "
+        "type; typed clients in other languages fail to deserialise the chunk.",
+    sources=(OPENAPI, SPEC),
+    good="chat/conforming/text.sse",
+)
+ROLE_MISSING = rule(
+    "CHT003", "role-missing", "warning",
+    "choice {index}'s first delta has no role",
+    summary="Flags a choice whose first delta does not carry `role`.",
+    why="The role is sent once, in a choice's first delta. openai-node's finalChatCompletion() throws "
+        "\"missing role for choice N\" when no delta of the choice ever carried one; openai-python returns a "
+        "message whose role is None.",
+    sources=(SPEC, NODE_STREAM, PY_STATE),
+    clients=("openai-node",),
+    good="chat/conforming/text.sse",
+)
+ROLE_REPEATED = rule(
+    "CHT004", "role-repeated", "error",
+    "choice {index}: role {role!r} again after its first delta{change}",
+    summary="Flags a `role` in a later delta of a choice (repeated, or changed).",
+    why="openai-python's accumulate_delta concatenates every string field of the delta, so a repeated role "
+        "becomes \"assistantassistant\" in get_final_completion(); openai-node keeps the last role.",
+    sources=(SPEC, PY_DELTAS, NODE_STREAM),
+    clients=CLIENTS,
+    good="chat/conforming/text.sse",
+)
+CHOICE_INDEX = rule(
+    "CHT005", "choice-index-invalid", "error",
+    "choice index {index!r}: {problem}",
+    summary="Flags a choice whose index is not an integer, is negative, skips an index or is not below the "
+            "request's n.",
+    why="Choices are numbered 0..n-1 and each chunk names its choice by index. openai-node throws \"Chat "
+        "completion stream contains an invalid choice index\" outside that range; openai-python looks the "
+        "choice snapshot up by index and fails on a gap (IndexError).",
+    sources=(OPENAPI, SPEC, PY_STATE, NODE_STREAM),
+    clients=CLIENTS,
+    good="chat/conforming/two-choices.sse",
+)
+AFTER_FINISH = rule(
+    "CHT006", "delta-after-finish", "error",
+    "choice {index}: {what} after its finish_reason {finish!r}",
+    summary="Flags content, a refusal, reasoning or a tool-call fragment for a choice after the chunk that "
+            "finished it.",
+    why="finish_reason closes a choice: openai-python fires content.done and tool_calls.function.arguments.done "
+        "at the finish, so listeners have already been told the final text; both SDKs still append the late "
+        "delta to the snapshot, so the final message and the done events disagree.",
+    sources=(SPEC, PY_STATE, NODE_STREAM),
+    clients=CLIENTS,
+    good="chat/conforming/text.sse",
+)
+FINISH_REPEATED = rule(
+    "CHT007", "finish-reason-repeated", "warning",
+    "choice {index}: finish_reason {finish!r} again (first {first!r})",
+    summary="Flags a second non-null finish_reason for one choice.",
+    why="A choice finishes once. Both SDKs overwrite the finish reason with the last one, so a changed value "
+        "changes the final completion.",
+    sources=(SPEC, PY_STATE, NODE_STREAM),
+    clients=CLIENTS,
+    good="chat/conforming/text.sse",
+)
+FINISH_MISSING = rule(
+    "CHT008", "finish-reason-missing", "error",
+    "choice {index} never got a finish_reason",
+    summary="Flags a choice that the stream ended without finishing (no chunk with a non-null finish_reason).",
+    why="openai-node's finalChatCompletion() throws \"missing finish_reason for choice N\"; openai-python "
+        "returns a completion whose choice has finish_reason None, which its types do not allow.",
+    sources=(SPEC, NODE_STREAM, PY_STATE),
+    clients=("openai-node",),
+    good="chat/conforming/text.sse",
+)
+FINISH_NOT_TOOL_CALLS = rule(
+    "CHT009", "finish-reason-tool-calls-mismatch", "error",
+    "choice {index}: finish_reason {finish!r} {problem}",
+    summary="Flags a choice that sent tool calls but finished with stop, or finished with tool_calls without "
+            "any call.",
+    why="Agent loops decide whether to run tools from finish_reason == \"tool_calls\" (openai-agents-python "
+        "and most chat loops): calls under \"stop\" are never run, and \"tool_calls\" without calls runs "
+        "nothing and loops.",
+    sources=(OPENAPI, SPEC),
+    good="chat/conforming/tool-call.sse",
+)
+FINISH_LENGTH = rule(
+    "CHT010", "finish-reason-length-mismatch", "warning",
+    "choice {index}: finish_reason {finish!r} but {problem}",
+    summary="Flags a finish_reason that contradicts the request's token limit (max_completion_tokens or "
+            "max_tokens, from the request sidecar) and the usage: a completion that used the whole limit but "
+            "says stop, or says length below the limit.",
+    why="finish_reason \"length\" is how a client learns that the answer was cut (openai-python's "
+        "LengthFinishReasonError, a retry with a larger limit); a cut reported as stop passes a truncated "
+        "answer off as complete.",
+    sources=(OPENAPI, SPEC, PY_STATE),
+    good="chat/conforming/length.sse",
+)
+TOOL_INDEX_MISSING = rule(
+    "CHT011", "tool-call-index-missing", "error",
+    "choice {index}: a tool_calls fragment has no integer index ({got})",
+    summary="Flags a tool-call fragment without an integer `index`.",
+    why="Fragments are joined by index. openai-python's accumulate_delta raises \"Expected list delta entry to "
+        "have an `index` key\"; openai-node throws \"Chat completion stream contains an invalid tool call "
+        "index\".",
+    sources=(OPENAPI, SPEC, PY_DELTAS, NODE_STREAM),
+    clients=CLIENTS,
+    good="chat/conforming/tool-call.sse",
+)
+TOOL_START_INCOMPLETE = rule(
+    "CHT012", "tool-call-start-incomplete", "error",
+    "choice {index}: the first fragment of tool call {call} has no {missing}",
+    summary="Flags the first fragment of a tool call that lacks `id`, `type` or `function.name`.",
+    why="The first fragment names the call; later ones only carry argument pieces. openai-node throws "
+        "\"missing choices[N].tool_calls[M].type\" (or function.name) at the end and invents an id "
+        "(call_<uuid>) when none came, so the tool result cannot be matched to anything the server knows; "
+        "openai-python keeps None.",
+    sources=(OPENAPI, SPEC, NODE_STREAM, PY_STATE),
+    clients=("openai-node",),
+    good="chat/conforming/tool-call.sse",
+)
+TOOL_IDENTITY_REPEATED = rule(
+    "CHT013", "tool-call-identity-repeated", "error",
+    "choice {index}: tool call {call} repeats its {field} {value!r} in a later fragment",
+    summary="Flags a later fragment of a tool call that carries the call's id, type or function.name again.",
+    why="openai-python's accumulate_delta concatenates strings, so a repeated id becomes \"call_1call_1\" and "
+        "a repeated name \"get_weatherget_weather\" in get_final_completion(): the tool is not found. "
+        "openai-node assigns the value again, which is harmless.",
+    sources=(SPEC, PY_DELTAS, NODE_STREAM),
+    clients=("openai-python",),
+    good="chat/conforming/tool-call.sse",
+)
+TOOL_IDENTITY_CHANGED = rule(
+    "CHT014", "tool-call-identity-changed", "error",
+    "choice {index}: tool call {call} changes its {field} from {before!r} to {after!r}",
+    summary="Flags a later fragment of a tool call whose id, type or function.name differs from the first "
+            "fragment's.",
+    why="A call's identity is fixed by its first fragment. openai-python concatenates the two values, "
+        "openai-node keeps the last one (and throws \"changed tool call identity\" for a strict tool): neither "
+        "final call is what the server meant.",
+    sources=(SPEC, PY_DELTAS, NODE_STREAM),
+    clients=CLIENTS,
+    good="chat/conforming/parallel-tool-calls.sse",
+)
+TOOL_INDEX_SHARED = rule(
+    "CHT015", "tool-call-index-shared", "error",
+    "choice {index}: a new tool call {name!r} (id {id!r}) starts at index {call}, which {other!r} already holds",
+    summary="Flags a second call (a new id and name) started at a tool-call index that another call holds.",
+    why="Each call has its own index; both SDKs merge every fragment of an index into one call, so the two "
+        "calls become one with a mixed identity and concatenated arguments, and one call is lost.",
+    sources=(SPEC, PY_DELTAS, NODE_STREAM),
+    clients=CLIENTS,
+    good="chat/conforming/parallel-tool-calls.sse",
+)
+TOOL_ID_DUPLICATE = rule(
+    "CHT016", "tool-call-id-duplicate", "error",
+    "choice {index}: tool call {call} reuses the id {id!r} of tool call {other}",
+    summary="Flags two tool calls of a choice with the same id.",
+    why="The client answers each call with a tool message naming its id; two calls with one id cannot both be "
+        "answered, and the next request is rejected or pairs the wrong result.",
+    sources=(SPEC, OPENAPI),
+    good="chat/conforming/parallel-tool-calls.sse",
+)
+ARGUMENTS_INVALID = rule(
+    "CHT017", "tool-arguments-invalid-json", "error",
+    "choice {index}: tool call {call} ({name!r}) arguments are not valid JSON at the finish: {error}",
+    summary="Flags a tool call whose joined argument fragments do not parse as JSON when its choice finishes "
+            "(or the stream ends).",
+    why="The application parses the joined arguments to run the tool (json.loads, JSON.parse); openai-python's "
+        "parsed_arguments for a strict tool is built from them. Neither SDK checks them for a plain tool, so "
+        "the failure surfaces in the user's code.",
+    sources=(SPEC, PY_STATE),
+    good="chat/conforming/tool-call.sse",
+)
+ARGUMENTS_NOT_STRING = rule(
+    "CHT018", "tool-arguments-not-a-string", "error",
+    "choice {index}: tool call {call} arguments are {kind}, not a string fragment",
+    summary="Flags a tool-call fragment whose function.arguments is an object or any other non-string.",
+    why="Arguments stream as pieces of one JSON text. openai-node appends the value to a string "
+        "(\"[object Object]\"); openai-python merges it as a dict, so the final call's arguments are not a "
+        "string.",
+    sources=(OPENAPI, SPEC, PY_DELTAS, NODE_STREAM),
+    clients=CLIENTS,
+    good="chat/conforming/tool-call.sse",
+)
+ARGUMENTS_REPEATED = rule(
+    "CHT019", "tool-arguments-repeated-in-full", "error",
+    "choice {index}: tool call {call} resends its whole arguments so far in a later fragment",
+    summary="Flags an arguments fragment that starts with everything the call's arguments already hold (a "
+            "server that streams the running total instead of the new piece).",
+    why="Both SDKs append every fragment, so running totals join into the arguments repeated "
+        "(\"{\\\"a\\\"{\\\"a\\\": 1}\"), which no longer parse.",
+    sources=(SPEC, PY_DELTAS, NODE_STREAM),
+    good="chat/conforming/tool-call.sse",
+)
+USAGE_NOT_LAST = rule(
+    "CHT020", "usage-chunk-not-last", "error",
+    "a chunk after the usage chunk{what}",
+    summary="Flags chunks after the one that carried usage (stream_options.include_usage: the usage chunk is "
+            "the last before [DONE]).",
+    why="Both SDKs set the completion's usage from every chunk (openai-python: completion_snapshot.usage = "
+        "chunk.usage; openai-node copies the chunk's fields), so a later chunk with usage null erases it from "
+        "the final completion.",
+    sources=(OPENAPI, SPEC, PY_STATE, NODE_STREAM),
+    clients=CLIENTS,
+    good="chat/conforming/usage.sse",
+)
+USAGE_WITH_CHOICES = rule(
+    "CHT021", "usage-chunk-has-choices", "warning",
+    "the usage chunk carries {count} choice(s); OpenAI sends it with choices: []",
+    summary="Flags a usage chunk whose choices list is not empty.",
+    why="The description: the usage chunk \"contains the token usage statistics for the entire request, and the "
+        "choices field will always be an empty array\"; clients that treat it as the end of the content (it is "
+        "the last chunk) miss a delta it carries.",
+    sources=(OPENAPI, SPEC),
+    good="chat/conforming/usage.sse",
+)
+USAGE_TOTALS = rule(
+    "CHT022", "usage-totals-inconsistent", "warning",
+    "usage {problem}",
+    summary="Flags usage whose total_tokens is not prompt_tokens + completion_tokens, or whose details exceed "
+            "their total (reasoning_tokens above completion_tokens, cached_tokens above prompt_tokens).",
+    why="Billing and context-window accounting add these up; a total that disagrees with its parts is a server "
+        "that counted twice or forgot a part.",
+    sources=(OPENAPI, SPEC),
+    good="chat/conforming/usage.sse",
+)
+USAGE_MISSING = rule(
+    "CHT023", "usage-chunk-missing", "warning",
+    "the request asked for usage (stream_options.include_usage) and no chunk carried it",
+    summary="Flags a stream whose request set stream_options.include_usage but that ended without a usage chunk.",
+    why="Clients that asked for usage read it from the final completion (openai-python "
+        "get_final_completion().usage); without the chunk it is None.",
+    sources=(OPENAPI, SPEC, PY_STATE),
+    good="chat/conforming/usage.sse",
+)
+ERROR_OBJECT = rule(
+    "CHT024", "error-in-stream", "error",
+    "an error object mid-stream: {detail}",
+    summary="Flags a data event that carries an `error` (how OpenAI and gateways report a failure after the "
+            "200 status).",
+    why="Both SDKs raise APIError on a data object with a truthy `error` (openai-python's Stream.__stream__, "
+        "openai-node's Stream in legacy mode): the turn fails with the server's message.",
+    sources=(SPEC, PY_STREAM, NODE_CORE),
+    clients=CLIENTS,
+    good="chat/conforming/text.sse",
+)
+VENDOR_REASONING = rule(
+    "CHT025", "vendor-reasoning-field", "warning",
+    "choice {index}: reasoning streamed as {field!r}, a vendor extension",
+    summary="Flags reasoning streamed as `reasoning_content` or `reasoning` on the delta (llama.cpp, vLLM, "
+            "DeepSeek, Ollama): not in OpenAI's description; the llama.cpp profile documents it.",
+    why="The SDKs keep unknown delta fields in different ways: openai-python concatenates them like content, "
+        "openai-node assigns each fragment over the last, so its final message's reasoning_content is the last "
+        "fragment only.",
+    sources=(SPEC, PY_DELTAS, NODE_STREAM),
+    clients=("openai-node",),
+    good="chat/conforming/text.sse",
+)
+EMPTY_CHUNK = rule(
+    "CHT026", "chunk-without-choices", "warning",
+    "a chunk with choices: [] that is not the usage chunk",
+    summary="Flags a chunk whose choices list is empty while it carries no usage.",
+    why="Only the usage chunk has an empty choices list; other empty chunks (Azure's prompt filter results, a "
+        "keepalive sent as a chunk) are skipped by the SDKs but break clients that read choices[0].",
+    sources=(OPENAPI, SPEC),
+    good="chat/conforming/usage.sse",
+)
