@@ -17,6 +17,9 @@ and one whose four terminal events each carry the same ~18 MB text: output_text.
 output_item.done, response.completed), next to the peak RSS of the interpreter with the same modules
 and schemas linting nothing. The captures are written at bench time into a temporary folder.
 
+Dialects: lint events/s of a conforming Chat Completions stream (checker.synth.ChatStreamBuilder) against a
+Responses stream of the same number of events, same run (target: chat >= 1.0x Responses per event).
+
 Parallel lint: wall time of `sse-check lint DIR -j 1` and `-j 2` on the same generated archive of small
 captures (--parallel-captures; 0 skips), JSONL report to /dev/null; the speed-up is their ratio.
 
@@ -169,6 +172,34 @@ def bench_speed(stream: Path, args: argparse.Namespace) -> None:
     print(f"openai-python ResponseStreamState:    {openai_rate:>12,.0f} events/s  ({len(sample)} events)")
     print(f"ratio vs httpx-sse + json.loads: {ours / theirs:.2f}x   (target >= 1.5x)")
     print(f"ratio vs openai-python:          {ours / openai_rate:.1f}x   (target >= 25x)")
+
+
+def write_chat_stream(path: Path, *, events: int, deltas_per_choice: int = 500) -> int:
+    """A conforming Chat Completions stream of about ``events`` chunks: choices of many content deltas, one
+    after the other (n choices, as with the request's n), then [DONE]. Returns the chunk count."""
+    from checker.synth import ChatStreamBuilder, encode_chat
+
+    builder = ChatStreamBuilder()
+    for choice in range(max(1, events // (deltas_per_choice + 2))):
+        builder.text([f" w{choice % 97:02d}" for _ in range(deltas_per_choice)], choice=choice)
+    chunks = list(builder.chunks())
+    path.write_bytes(encode_chat(chunks))
+    return len(chunks) + 1
+
+
+def bench_dialects(folder: Path, args: argparse.Namespace) -> None:
+    """Lint events/s of each dialect's conforming stream of the same length, against Responses (target: chat
+    at least as fast per event as Responses)."""
+    responses, chat = folder / "responses.sse", folder / "chat.sse"
+    n_responses = write_stream(responses, events=args.events)
+    n_chat = write_chat_stream(chat, events=args.events)
+    print(f"streams: Responses {n_responses} events ({responses.stat().st_size / 1e6:.1f} MB), "
+          f"Chat Completions {n_chat} events ({chat.stat().st_size / 1e6:.1f} MB), both conforming")
+    blocks = {"responses": chunks(responses), "chat": chunks(chat)}
+    rates = {name: rate(lambda b=b: run_sse_check(b), args.repeat) for name, b in blocks.items()}
+    for name, value in rates.items():
+        print(f"sse-check lint, {name:<10}            {value:>12,.0f} events/s")
+    print(f"ratio chat / responses: {rates['chat'] / rates['responses']:.2f}x   (target >= 1.0x)")
 
 
 def bench_parallel(folder: Path, captures: int, repeat: int) -> None:
@@ -370,7 +401,7 @@ def bench_messages(folder: Path, args: argparse.Namespace) -> None:
     print(f"ratio Messages vs Responses per event: {m_rate / r_rate:.2f}x   (target >= 1.0x)")
 
 
-SECTIONS = ("parallel", "speed", "startup", "memory", "proxy", "messages")
+SECTIONS = ("parallel", "speed", "dialects", "startup", "memory", "proxy", "messages")
 
 
 def main() -> int:
@@ -404,6 +435,8 @@ def main() -> int:
             bench_speed(Path(tmp) / "bench.sse", args)
         if "messages" in sections and args.speed:
             bench_messages(Path(tmp) / "messages", args)
+        if "dialects" in sections:
+            bench_dialects(Path(tmp), args)
     if "startup" in sections:
         startup(args.startup_repeat)
     if "memory" in sections and args.memory_mb:

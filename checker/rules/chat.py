@@ -72,7 +72,7 @@ ROLE_REPEATED = rule(
 )
 CHOICE_INDEX = rule(
     "CHT005", "choice-index-invalid", "error",
-    "choice index {index!r}: {problem}",
+    "choice index {choice!r}: {problem}",
     summary="Flags a choice whose index is not an integer, is negative, skips an index or is not below the "
             "request's n.",
     why="Choices are numbered 0..n-1 and each chunk names its choice by index. openai-node throws \"Chat "
@@ -139,7 +139,7 @@ FINISH_LENGTH = rule(
 )
 TOOL_INDEX_MISSING = rule(
     "CHT011", "tool-call-index-missing", "error",
-    "choice {index}: a tool_calls fragment has no integer index ({got})",
+    "choice {index}: a tool_calls fragment has no integer index ({value})",
     summary="Flags a tool-call fragment without an integer `index`.",
     why="Fragments are joined by index. openai-python's accumulate_delta raises \"Expected list delta entry to "
         "have an `index` key\"; openai-node throws \"Chat completion stream contains an invalid tool call "
@@ -195,7 +195,7 @@ TOOL_INDEX_SHARED = rule(
 )
 TOOL_ID_DUPLICATE = rule(
     "CHT016", "tool-call-id-duplicate", "error",
-    "choice {index}: tool call {call} reuses the id {id!r} of tool call {other}",
+    "choice {index}: tool call {call} reuses the id {id!r} of tool call {first_call}",
     summary="Flags two tool calls of a choice with the same id.",
     why="The client answers each call with a tool message naming its id; two calls with one id cannot both be "
         "answered, and the next request is rejected or pairs the wrong result.",

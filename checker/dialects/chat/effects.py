@@ -103,7 +103,7 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (
             _breaks("OpenAIError: Cannot read properties of undefined (reading 'message')",
                     when=lambda f, r: str(f.details.get("problem", "")).startswith("skips")),
-            _breaks("OpenAIError: Chat completion stream contains an invalid choice index: {index}"),
+            _breaks("OpenAIError: Chat completion stream contains an invalid choice index: {choice}"),
         ),
     },
     "CHT006": {

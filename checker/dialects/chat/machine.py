@@ -251,7 +251,7 @@ class ChatMachine:
 
     def _choice_state(self, index: Any, pos: Position, out: list[Finding]) -> Choice | None:
         if type(index) is not int:
-            out.append(rules.CHOICE_INDEX.finding(pos, index=_short(index), problem="not an integer"))
+            out.append(rules.CHOICE_INDEX.finding(pos, choice=_short(index), problem="not an integer"))
             return None
         state = self.choices.get(index)
         if state is not None:
@@ -264,7 +264,7 @@ class ChatMachine:
         elif index != len(self.choices):
             problem = f"skips to {index} with {len(self.choices)} choice(s) so far"
         if problem is not None:
-            out.append(rules.CHOICE_INDEX.finding(pos, index=index, problem=problem))
+            out.append(rules.CHOICE_INDEX.finding(pos, choice=index, problem=problem))
             if index < 0:
                 return None
         state = self.choices[index] = Choice(index, first_event=pos.event_index)
@@ -276,7 +276,7 @@ class ChatMachine:
         at = fragment.get("index")
         if type(at) is not int:
             got = "none" if at is None else f"{_short(at)}"
-            out.append(rules.TOOL_INDEX_MISSING.finding(pos, index=state.index, got=got))
+            out.append(rules.TOOL_INDEX_MISSING.finding(pos, index=state.index, value=got))
             return
         function = fragment.get("function")
         function = function if isinstance(function, dict) else {}
@@ -300,7 +300,7 @@ class ChatMachine:
         for other in state.calls.values():
             if other is not call and other.id == call.id:
                 out.append(rules.TOOL_ID_DUPLICATE.finding(pos, index=state.index, call=call.index, id=call.id,
-                                                           other=other.index))
+                                                           first_call=other.index))
                 return
 
     def _identity_again(self, state: Choice, call: ToolCall, ident: dict[str, str | None], pos: Position,
