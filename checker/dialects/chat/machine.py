@@ -148,7 +148,7 @@ class ChatMachine:
         self.chunks += 1
         error = obj.get("error")
         if error:
-            detail = orjson.dumps(error).decode("utf-8", "replace")
+            detail = _dump(error)
             out.append(rules.ERROR_OBJECT.finding(pos, detail=detail if len(detail) <= 120 else detail[:119] + "…"))
             self.errored = self.terminated = True
             return out
@@ -241,8 +241,8 @@ class ChatMachine:
             for fragment in calls:
                 self._fragment(state, fragment, pos, out)
         reason = choice.get("finish_reason")
-        if reason is not None and reason != "":
-            state.last_finish = reason if isinstance(reason, str) else state.last_finish
+        if isinstance(reason, str) and reason:  # another type is the schema's finding (CHT002)
+            state.last_finish = reason
             if finished is None:
                 state.finish, state.finish_at = reason, pos
                 self._finished(state, pos, out)
@@ -434,6 +434,16 @@ class ChatMachine:
             out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=parent, details=details, where=parent or "/",
                                                   detail=text))
         return out
+
+
+def _dump(value: Any) -> str:
+    """Compact JSON of a received value (the standard library for what orjson refuses: an integer past 64 bits)."""
+    try:
+        return orjson.dumps(value).decode("utf-8", "replace")
+    except TypeError:
+        import json
+
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def _named(value: Any) -> str | None:
