@@ -89,6 +89,13 @@ def test_the_done_sentinel_is_required_and_nothing_may_follow_it() -> None:
         == ["SSE010"]
 
 
+@pytest.mark.parametrize("path", sorted((CHAT / "conforming").glob("*.sse")), ids=rel)
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_conforming_chat_captures_are_clean_under_every_profile(path: Path, profile: str) -> None:
+    result = _lint(path.read_bytes(), profile, declaration(path).request)
+    assert (result.dialect, [f.message for f in result.findings]) == ("chat", [])
+
+
 # --- the hot path ---------------------------------------------------------------------------------------------
 
 
