@@ -99,7 +99,8 @@ FINISH_REPEATED = rule(
     "choice {index}: finish_reason {finish!r} again (first {first!r})",
     summary="Flags a second non-null finish_reason for one choice.",
     why="A choice finishes once. Both SDKs overwrite the finish reason with the last one, so a changed value "
-        "changes the final completion.",
+        "changes the final completion; openai-python's get_final_completion() raises when that last one is "
+        "length or content_filter.",
     sources=(SPEC, PY_STATE, NODE_STREAM),
     clients=CLIENTS,
     good="chat/conforming/text.sse",
@@ -218,8 +219,8 @@ ARGUMENTS_NOT_STRING = rule(
     "choice {index}: tool call {call} arguments are {kind}, not a string fragment",
     summary="Flags a tool-call fragment whose function.arguments is an object or any other non-string.",
     why="Arguments stream as pieces of one JSON text. openai-node appends the value to a string "
-        "(\"[object Object]\"); openai-python merges it as a dict, so the final call's arguments are not a "
-        "string.",
+        "(\"[object Object]\"); openai-python's accumulate_delta cannot join an object to a string and keeps "
+        "the string, so the object is lost from the final call.",
     sources=(OPENAPI, SPEC, PY_DELTAS, NODE_STREAM),
     clients=CLIENTS,
     good="chat/conforming/tool-call.sse",
