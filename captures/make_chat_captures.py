@@ -245,8 +245,10 @@ def _reasoning_content() -> list[Chunk]:
 
 
 def _empty_chunk() -> list[Chunk]:
-    builder = text()
-    return [builder.chunk([])] + chunks(builder)
+    # What Azure OpenAI sends first: the prompt's filter results in a chunk without choices or identity.
+    azure = {"choices": [], "created": 0, "id": "", "model": "", "object": "",
+             "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {}}]}
+    return [azure] + chunks(text())
 
 
 # code-name -> (what is broken, chunks, request, expected codes, profile)
@@ -288,7 +290,8 @@ RULES: dict[str, tuple[str, Callable[[], list[Chunk]], dict[str, Any] | None, tu
     "CHT024-error-in-stream": ("an error object after two chunks", _error_mid_stream, None, ("CHT024",)),
     "CHT025-vendor-reasoning-field": ("reasoning as reasoning_content deltas (llama.cpp, vLLM)",
                                       _reasoning_content, None, ("CHT025",)),
-    "CHT026-chunk-without-choices": ("an empty chunk before the first choice", _empty_chunk, None, ("CHT026",)),
+    "CHT026-chunk-without-choices": ("Azure's prompt-filter chunk (no choices, object '') first", _empty_chunk,
+                                     None, ("CHT002", "CHT026")),
 }
 
 

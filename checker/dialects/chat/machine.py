@@ -153,16 +153,18 @@ class ChatMachine:
             self.errored = self.terminated = True
             return out
         out.extend(self._schema_findings(obj, pos))
-        self._identity(obj, pos, out)
         usage = obj.get("usage")
         choices = obj.get("choices")
         listed = choices if type(choices) is list else []
+        empty = type(choices) is list and not choices and not isinstance(usage, dict)
+        if not empty:  # an empty chunk (Azure's prompt filter results: id "", object "") names no completion
+            self._identity(obj, pos, out)
         if self.usage_at is not None:
             what = "" if not listed else f" (with {len(listed)} choice(s))"
             out.append(rules.USAGE_NOT_LAST.finding(pos, what=what))
         if isinstance(usage, dict):
             self._usage(usage, listed, pos, out)
-        elif type(choices) is list and not choices:
+        elif empty:
             out.append(rules.EMPTY_CHUNK.finding(pos))
         for choice in listed:
             if isinstance(choice, dict):
