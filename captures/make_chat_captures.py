@@ -113,6 +113,11 @@ def _identity_changed() -> list[Chunk]:
     return items[:2] + [_set(c, "model", "gpt-test-2") for c in items[2:]]
 
 
+def _created_changed() -> list[Chunk]:
+    items = chunks(text())
+    return items[:2] + [_set(c, "created", c["created"] + 1) for c in items[2:]]
+
+
 def _schema() -> list[Chunk]:
     items = chunks(text())
     items[-1] = _set(items[-1], "choices/0/finish_reason", "done")
@@ -290,6 +295,8 @@ RULES: dict[str, tuple[str, Callable[[], list[Chunk]], dict[str, Any] | None, tu
     "CHT024-error-in-stream": ("an error object after two chunks", _error_mid_stream, None, ("CHT024",)),
     "CHT025-vendor-reasoning-field": ("reasoning as reasoning_content deltas (llama.cpp, vLLM)",
                                       _reasoning_content, None, ("CHT025",)),
+    "CHT027-chunk-created-changed": ("from the third chunk on, created one second later", _created_changed, None,
+                                     ("CHT027",)),
     "CHT026-chunk-without-choices": ("Azure's prompt-filter chunk (no choices, object '') first", _empty_chunk,
                                      None, ("CHT002", "CHT026")),
 }

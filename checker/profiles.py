@@ -296,11 +296,7 @@ LLAMA_CPP = Profile(
             and set(f.details.get("missing") or ()) <= {"signature", "input"},
         # Chat Completions (docs/spec.md §6).
         KnownDeviation(code="CHT025", description=_LLAMA_CHAT + "reasoning is streamed as reasoning_content"),
-        KnownDeviation(
-            code="CHT001",
-            description=_LLAMA_CHAT + "every chunk's created is the time it was sent",
-            when=_detail("field", "created"),
-        ),
+        KnownDeviation(code="CHT027", description=_LLAMA_CHAT + "every chunk's created is the time it was sent"),
     ),
 )
 

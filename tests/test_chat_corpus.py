@@ -148,7 +148,7 @@ def test_the_machine_reconciles_every_delta_field_into_its_choice() -> None:
     first, second = texts
     assert (first["reasoning_content"], first["content"], second["refusal"]) == ("Thinking", "Hello", "No")
     assert first["tool_calls"][0]["arguments"] == '{"a": 1}' and first["finish_reason"] == "tool_calls"
-    assert machine.summary().terminals == ("tool_calls", "stop")
+    assert machine.summary().terminals == ("finish_reason tool_calls", "finish_reason stop")
 
 
 def test_a_bool_index_is_not_choice_one() -> None:

@@ -27,7 +27,8 @@ CLIENTS = ("openai-python", "openai-node")
 IDENTITY_CHANGED = rule(
     "CHT001", "chunk-identity-changed", "error",
     "chunk {field} {after!r} differs from the first chunk's {before!r} ({count} chunk(s))",
-    summary="Flags a chunk whose id, object, created, model or system_fingerprint differs from the first chunk's.",
+    summary="Flags a chunk whose id, object, model or system_fingerprint differs from the first chunk's (created: "
+            "CHT027).",
     why="Every chunk of one completion carries the same id and timestamp (the description: \"Each chunk has the "
         "same ID\"). The clients disagree on which value wins: openai-python keeps the first chunk's id, model "
         "and created, the last chunk's system_fingerprint, and its stream() helper skips a chunk whose object "
@@ -307,4 +308,16 @@ EMPTY_CHUNK = rule(
         "keepalive sent as a chunk) are skipped by the SDKs but break clients that read choices[0].",
     sources=(OPENAPI, SPEC),
     good="chat/conforming/usage.sse",
+)
+CREATED_CHANGED = rule(
+    "CHT027", "chunk-created-changed", "warning",
+    "chunk created {after!r} differs from the first chunk's {before!r} ({count} chunk(s))",
+    summary="Flags chunks whose `created` timestamp differs from the first chunk's (a server that stamps each "
+            "chunk with the time it was sent).",
+    why="The description: each chunk has the same timestamp, the completion's creation time. openai-python keeps "
+        "the first chunk's; openai-node copies every chunk's fields over its snapshot, so its final completion "
+        "says it was created when the last chunk was sent. llama-server does this (captures/chat/llama.cpp).",
+    sources=(OPENAPI, SPEC, PY_STATE, NODE_STREAM),
+    clients=("openai-node",),
+    good="chat/conforming/text.sse",
 )

@@ -18,6 +18,7 @@ Every verdict here is checked against the real SDKs on every capture of captures
 from __future__ import annotations
 
 from checker.dialects.base import ClientEffects, Effect, EndEffect, Verdict
+from checker.dialects.chat.vocabulary import FINISH_PREFIX
 from checker.findings import Finding
 
 CLIENTS = ("openai-python", "openai-node")
@@ -91,6 +92,8 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
         ),
         "openai-node": (_degrades("finalChatCompletion() has the last chunk's {field} {last!r}", when=_last_differs),),
     },
+    "CHT027": {"openai-node": (_degrades("finalChatCompletion() has the last chunk's created {last!r}",
+                                         when=_last_differs),)},
     "CHT003": {"openai-node": (_breaks("OpenAIError: missing role for choice {index}", when=_never_got_a_role),)},
     "CHT004": {
         "openai-python": (_degrades("the final message's role is the roles concatenated (\"assistantassistant\")"),),
@@ -159,22 +162,22 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
 
 
 def _ended_with(*reasons: str) -> object:
-    return lambda r: any(t in reasons for t in r.terminals)
+    ends = {FINISH_PREFIX + reason for reason in reasons}
+    return lambda r: any(t in ends for t in r.terminals)
 
 
 AT_END: dict[str, tuple[EndEffect, ...]] = {
     "openai-python": (
-        EndEffect(Verdict.BREAKS, f"{_PY_LENGTH} (a choice ends with finish_reason length, as a conforming stream "
-                                  "may; get_final_completion() returns only an uncut completion)",
+        EndEffect(Verdict.BREAKS, f"{_PY_LENGTH} (a choice ends with {{terminal}}, as a conforming stream may; "
+                                  "get_final_completion() returns only an uncut completion)",
                   _ended_with("length"),  # type: ignore[arg-type]
                   "openai-python src/openai/lib/_parsing/_completions.py (parse_chat_completion)"),
-        EndEffect(Verdict.BREAKS, f"{_PY_FILTER} (a choice ends with finish_reason content_filter, as a "
-                                  "conforming stream may)", _ended_with("content_filter"),  # type: ignore[arg-type]
+        EndEffect(Verdict.BREAKS, f"{_PY_FILTER} (a choice ends with {{terminal}}, as a conforming stream may)", _ended_with("content_filter"),  # type: ignore[arg-type]
                   "openai-python src/openai/lib/_parsing/_completions.py (parse_chat_completion)"),
     ),
 }
 
 
 def effects() -> ClientEffects:
-    return ClientEffects(clients=CLIENTS, by_rule=BY_RULE, at_end=AT_END, normal_end="stop",
+    return ClientEffects(clients=CLIENTS, by_rule=BY_RULE, at_end=AT_END, normal_end=FINISH_PREFIX + "stop",
                          check_order=("HTP", "SSE", "CHT"))

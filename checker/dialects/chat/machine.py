@@ -200,8 +200,9 @@ class ChatMachine:
             pos, after, count, last = change
             details = {"field": name, "before": _plain(first.get(name)), "after": _plain(after), "chunks": count,
                        "last": _plain(last), "last_differs": last != first.get(name)}
-            out.append(rules.IDENTITY_CHANGED.finding(pos, details=details, field=name, after=_short(after),
-                                                      before=_short(first.get(name)), count=count))
+            rule = rules.CREATED_CHANGED if name == "created" else rules.IDENTITY_CHANGED
+            out.append(rule.finding(pos, details=details, field=name, after=_short(after),
+                                    before=_short(first.get(name)), count=count))
 
     def _usage(self, usage: dict[str, Any], choices: list[Any], pos: Position, out: list[Finding]) -> None:
         self.usage, self.usage_at = usage, pos
@@ -397,9 +398,11 @@ class ChatMachine:
 
     def summary(self) -> StreamSummary:
         """Per choice an item (``output_index`` its index, done once finished); the terminals are the choices'
-        final finish reasons (the last one each sent, which is what the clients keep)."""
+        final finish reasons (the last one each sent, which is what the clients keep), as "finish_reason stop"
+        (reports say the stream was "ended by finish_reason stop")."""
         ordered = [self.choices[i] for i in sorted(self.choices)]
-        finishes = tuple(state.last_finish for state in ordered if state.last_finish is not None)
+        finishes = tuple(f"{vocab.FINISH_PREFIX}{state.last_finish}" for state in ordered
+                         if state.last_finish is not None)
         return StreamSummary(
             terminal=finishes[0] if finishes else None,
             terminals=finishes,

@@ -21,6 +21,8 @@ COMPLETION_SCHEMA = "CreateChatCompletionResponse"
 # Fields every chunk repeats with the first chunk's value (the description: "Each chunk has the same ID",
 # "… the same timestamp"); system_fingerprint likewise names one backend configuration.
 CONSTANT_FIELDS: tuple[str, ...] = ("id", "object", "created", "model", "system_fingerprint")
+# How a choice's end is named among a stream's terminals ("finish_reason stop").
+FINISH_PREFIX = "finish_reason "
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 # finish_reason values that end a turn with calls sent (function_call: the deprecated single call).
 CALL_FINISHES = frozenset({"tool_calls", "function_call"})
