@@ -1449,16 +1449,17 @@ def _() -> str:
     return HEAD + encode(renumber(events))
 
 
-@capture("SCH010-wrong-api", "a Chat Completions stream (chat.completion.chunk) answered /v1/responses",
-         ["SCH010"])
+@capture("SCH010-wrong-api", "a legacy Completions stream (text_completion) answered /v1/responses", ["SCH010"])
 def _() -> str:
-    chunk_id = "chatcmpl-" + make_id("", "SCH010", 29)
+    # The API without a dialect of its own: its stream is named, never checked. (A Chat Completions stream is
+    # checked as one now; answered where a Responses stream is expected, `lint --dialect responses` or the
+    # endpoint its meta records says SCH010 for it.)
+    completion_id = "cmpl-" + make_id("", "SCH010", 29)
     out = HEAD
-    for delta, finish in [({"role": "assistant", "content": ""}, None), ({"content": "Hello"}, None),
-                          ({"content": "!"}, None), ({}, "stop")]:
-        out += "data: " + dumps({"id": chunk_id, "object": "chat.completion.chunk", "created": CREATED_AT,
-                                 "model": "gpt-4.1-2025-04-14", "system_fingerprint": "fp_8d4f2b1c0a",
-                                 "choices": [{"index": 0, "delta": delta, "logprobs": None,
+    for text, finish in [("Hello", None), ("!", None), ("", "stop")]:
+        out += "data: " + dumps({"id": completion_id, "object": "text_completion", "created": CREATED_AT,
+                                 "model": "gpt-3.5-turbo-instruct",
+                                 "choices": [{"text": text, "index": 0, "logprobs": None,
                                               "finish_reason": finish}]}) + "\n\n"
     return out + "data: [DONE]\n\n"
 
