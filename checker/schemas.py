@@ -56,6 +56,8 @@ from checker.schema_files import (
 __all__ = ["SCHEMA_SETS", "SchemaSet", "SchemaViolation", "compiled_count", "load_schema_set"]
 
 SCHEMA_SETS: tuple[str, ...] = ("openai", "open-responses", "chat", "anthropic")
+# The member naming an event's type where it is not `type`: a Chat Completions chunk's `object`.
+TYPE_KEYS: dict[str, str] = {"chat": "object"}
 REQUEST_APIS: tuple[str, ...] = ("responses", "chat")
 
 
@@ -71,7 +73,7 @@ class SchemaSet:
     (jsonschema); by default jsonschema-rs is used when it is installed.
     """
 
-    __slots__ = ("name", "backend", "_events", "_objects", "_event_validators", "_object_validators",
+    __slots__ = ("name", "backend", "type_key", "_events", "_objects", "_event_validators", "_object_validators",
                  "_compile", "_explain", "_plans", "_memo", "_shared")
 
     def __init__(self, name: str, *, backend: Backend | None = None) -> None:
@@ -82,6 +84,8 @@ class SchemaSet:
             raise ValueError("backend 'rust' needs jsonschema-rs, which is not installed")
         self.name = name
         self.backend: Backend = backend
+        # The member that names an event's schema (a chat chunk has no `type`: its `object` names it).
+        self.type_key = TYPE_KEYS.get(name, "type")
         self._events = file_stems(f"{name}/events")
         if not self._events:
             raise RuntimeError(f"schema set {name!r} has no event schemas")
@@ -110,13 +114,13 @@ class SchemaSet:
         return self._objects
 
     def validate_event(self, event: dict[str, Any]) -> list[SchemaViolation]:
-        """Every violation of the schema of ``event["type"]``.
+        """Every violation of the schema of ``event[self.type_key]`` (``type``; a chat chunk's ``object``).
 
         ``[]`` when the event is valid, and also when it has no ``type`` or one
         this set does not know: those are the caller's findings.
         """
         try:
-            validator = self._event_validators[event["type"]]
+            validator = self._event_validators[event[self.type_key]]
         except (KeyError, TypeError):
             compiled = self._event_validator(event)
             if compiled is None:
@@ -124,7 +128,7 @@ class SchemaSet:
             validator = compiled
         if validator.is_valid(event):
             return []
-        plan = self._plans.get(event["type"])
+        plan = self._plans.get(event[self.type_key])
         key = plan.signature(event) if plan is not None else None
         if key is None:
             return violations(self._errors(validator, event))
@@ -189,7 +193,7 @@ class SchemaSet:
         """The slow path of the lookup: first use of a type, or no usable type."""
         if not isinstance(event, dict):
             return None
-        etype = event.get("type")
+        etype = event.get(self.type_key)
         if not isinstance(etype, str) or etype not in self._events:
             return None
         schema = document(f"{BASE_URI}{self.name}/events/{etype}.json")

@@ -29,8 +29,10 @@ def event_type(obj: dict[str, Any]) -> str | None:
 
 
 def schema_findings(violations: Sequence[Any], etype: str, pos: Position) -> list[Finding]:
-    """None from the engine's event schemas: a chunk is checked whole by the machine (CHT002)."""
-    return []
+    """A chunk's schema violations (the engine validates it by the schema its ``object`` names) as CHT002."""
+    from checker.dialects.chat.machine import chunk_schema_findings
+
+    return chunk_schema_findings(violations, pos)
 
 
 def effects() -> ClientEffects:
@@ -47,6 +49,7 @@ DIALECT = Dialect(
     make_machine=make_machine,
     event_type=event_type,
     event_names=False,
+    type_key="object",
     done_sentinel="required",
     schema_set=vocabulary.SCHEMA_SET,
     schema_findings=schema_findings,

@@ -12,6 +12,7 @@ could break a rule): it either takes the chunk whole or leaves the state untouch
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,49 +93,50 @@ class ChatMachine:
         self.chunks = 0
         # CONSTANT_FIELDS name -> [first differing position, its value, chunks that differ, the last value]
         self._changed: dict[str, list[Any]] = {}
+        # The first chunk's identity, as the hot path compares it; None while the hot path may not be taken
+        # (before the first chunk; after the usage chunk or a changed identity, every chunk is a finding's).
+        self._fast_identity: tuple[Any, ...] | None = None
         n = self.request.get("n")
         self._n = n if type(n) is int and n > 0 else None
 
     # -- the hot path -----------------------------------------------------------
 
     def try_fast(self, etype: Any, obj: dict[str, Any]) -> bool:
-        """Take an ordinary content chunk whole, or return False having changed nothing."""
-        first = self.first
-        if first is None or self.usage_at is not None or obj.get("usage") is not None or "error" in obj:
+        """Take an ordinary content chunk whole (one choice, text deltas of fields it already has, the first
+        chunk's identity), or return False having changed nothing. The engine calls it with chunks the schema
+        accepted; anything else is refused, never raised on."""
+        ident = self._fast_identity
+        if ident is None:
             return False
-        choices = obj.get("choices")
-        if type(choices) is not list or len(choices) != 1:
-            return False
-        choice = choices[0]
-        if type(choice) is not dict or not choice.keys() <= _FAST_CHOICE_KEYS \
-                or choice.get("finish_reason") is not None or choice.get("logprobs") is not None:
-            return False
-        index = choice.get("index")
-        state = self.choices.get(index) if type(index) is int else None
-        delta = choice.get("delta")
-        if state is None or state.finish is not None or type(delta) is not dict \
-                or not delta.keys() <= _FAST_DELTA_KEYS:
-            return False
-        for name, value in delta.items():
-            if value is not None and (type(value) is not str or (name not in state.lengths and value)):
-                return False  # a first fragment of a field may be a vendor field to report
-        if self._changed:
-            return False
-        for name in vocab.CONSTANT_FIELDS:
-            if name in obj and obj[name] != first.get(name):
+        get = obj.get
+        try:
+            if get("usage") is not None or (get("id"), get("object"), get("created"), get("model"),
+                                            get("system_fingerprint")) != ident:
                 return False
-        if not self._valid(obj):
+            choices = obj["choices"]
+            if len(choices) != 1:
+                return False
+            choice = choices[0]
+            index = choice["index"]
+            if choice["finish_reason"] is not None or type(index) is not int or choice.get("logprobs") is not None:
+                return False
+            state = self.choices.get(index)
+            delta = choice["delta"]
+            if state is None or state.finish is not None or len(delta) != 1:
+                return False
+            ((name, value),) = delta.items()
+            # A field the choice already has (a first fragment may be a vendor field to report).
+            if type(value) is not str or name not in state.lengths or name not in _FAST_DELTA_KEYS:
+                return False
+        except (KeyError, TypeError, AttributeError):
             return False
         self.chunks += 1
         state.deltas += 1
-        for name, value in delta.items():
-            if value:
-                self._append(state, name, value)
+        if value:
+            state.lengths[name] += len(value)
+            if self.keep_texts:
+                state.texts[name].append(value)
         return True
-
-    def _valid(self, obj: dict[str, Any]) -> bool:
-        # The set compiles the chunk's validator once; a valid chunk costs one is_valid call.
-        return not self._schemas.validate_object(vocab.CHUNK_SCHEMA, obj)
 
     def _append(self, state: Choice, name: str, value: str) -> None:
         state.lengths[name] = state.lengths.get(name, 0) + len(value)
@@ -152,7 +154,9 @@ class ChatMachine:
             out.append(rules.ERROR_OBJECT.finding(pos, detail=detail if len(detail) <= 120 else detail[:119] + "…"))
             self.errored = self.terminated = True
             return out
-        out.extend(self._schema_findings(obj, pos))
+        if obj.get("object") != vocab.CHUNK_OBJECT:
+            # The engine validates a chunk by the schema its `object` names; one that names none is checked here.
+            out.extend(chunk_schema_findings(self._schemas.validate_object(vocab.CHUNK_SCHEMA, obj), pos))
         usage = obj.get("usage")
         choices = obj.get("choices")
         listed = choices if type(choices) is list else []
@@ -177,6 +181,7 @@ class ChatMachine:
         first = self.first
         if first is None:
             self.first = {name: obj.get(name) for name in vocab.CONSTANT_FIELDS}
+            self._fast_identity = tuple(self.first.values())
             return
         for name in vocab.CONSTANT_FIELDS:
             if name in obj:
@@ -185,6 +190,7 @@ class ChatMachine:
                 if value != first.get(name):
                     if change is None:
                         self._changed[name] = [pos, value, 1, value]
+                        self._fast_identity = None
                     else:
                         change[2] += 1
                         change[3] = value
@@ -206,6 +212,7 @@ class ChatMachine:
 
     def _usage(self, usage: dict[str, Any], choices: list[Any], pos: Position, out: list[Finding]) -> None:
         self.usage, self.usage_at = usage, pos
+        self._fast_identity = None
         if choices:
             out.append(rules.USAGE_WITH_CHOICES.finding(pos, count=len(choices)))
         for problem in _usage_problems(usage):
@@ -419,26 +426,29 @@ class ChatMachine:
 
     # -- schema -----------------------------------------------------------------------
 
-    def _schema_findings(self, obj: dict[str, Any], pos: Position) -> list[Finding]:
-        out: list[Finding] = []
-        missing: dict[str, list[str]] = {}
-        for violation in self._schemas.validate_object(vocab.CHUNK_SCHEMA, obj):
-            pointer = violation.pointer
-            if pointer.endswith(_OWN_RULE_SUFFIXES) and "/choices/" in pointer:
-                continue  # CHT005, CHT011, CHT018 say it
-            if violation.keyword == "required" and violation.missing is not None:
-                missing.setdefault(pointer.rsplit("/", 1)[0], []).append(violation.missing)
-                continue
-            details = {"keyword": violation.keyword, "missing": [], "pointer": pointer}
-            out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=pointer, details=details, where=pointer or "/",
-                                                  detail=violation.message))
-        for parent, names in missing.items():
-            details = {"keyword": "required", "missing": names, "pointer": parent}
-            listed = ", ".join(repr(n) for n in names)
-            text = f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
-            out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=parent, details=details, where=parent or "/",
-                                                  detail=text))
-        return out
+
+def chunk_schema_findings(violations: Iterable[Any], pos: Position) -> list[Finding]:
+    """Schema violations of one chunk as CHT002 findings: the missing properties of one object are one finding;
+    a violation a rule of its own reports (a choice's or a fragment's index, arguments) is left to that rule."""
+    out: list[Finding] = []
+    missing: dict[str, list[str]] = {}
+    for violation in violations:
+        pointer = violation.pointer
+        if pointer.endswith(_OWN_RULE_SUFFIXES) and "/choices/" in pointer:
+            continue  # CHT005, CHT011, CHT018 say it
+        if violation.keyword == "required" and violation.missing is not None:
+            missing.setdefault(pointer.rsplit("/", 1)[0], []).append(violation.missing)
+            continue
+        details = {"keyword": violation.keyword, "missing": [], "pointer": pointer}
+        out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=pointer, details=details, where=pointer or "/",
+                                              detail=violation.message))
+    for parent, names in missing.items():
+        details = {"keyword": "required", "missing": names, "pointer": parent}
+        listed = ", ".join(repr(n) for n in names)
+        text = f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
+        out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=parent, details=details, where=parent or "/",
+                                              detail=text))
+    return out
 
 
 def _dump(value: Any) -> str:
