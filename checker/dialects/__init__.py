@@ -20,6 +20,7 @@ from checker.dialects.base import Dialect
 BUILTIN: tuple[str, ...] = (
     "checker.dialects.responses",
     "checker.dialects.messages",
+    "checker.dialects.chat",
 )
 
 _REGISTRY: dict[str, Dialect] = {}
