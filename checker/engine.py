@@ -30,7 +30,7 @@ from checker.body_sniff import BodySniffer
 from checker.dialects.base import Dialect, ItemSummary, Machine, StreamSummary
 from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position, Severity
-from checker.json_scan import has_long_digits
+from checker.json_scan import has_long_digits, key_count
 from checker.profiles import OPENAI, Profile, StreamFacts
 from checker.rules import framing, schema
 from checker.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
@@ -209,7 +209,7 @@ class StreamLinter:
         # once the stream has shown what it is, a well-framed event that the
         # schema and the machine's fast path both accept has nothing to report.
         # Anything else, and every event while tracing, takes _event.
-        loads, decode_error = orjson.loads, orjson.JSONDecodeError
+        loads, dumps, decode_error = orjson.loads, orjson.dumps, orjson.JSONDecodeError
         validators, validate, try_fast, type_key, named = self._hot()
         budget, big = self.limits.max_json_depth, json_scan.BIG_JSON_BYTES
         plain = self._plain  # re-read after every slow path: the first event object decides it
@@ -245,7 +245,9 @@ class StreamLinter:
             # is followed by a colon, after optional white space, so more colons than
             # keys is necessary for a repeated one (a colon inside a string costs only
             # the slower path). The keys of the objects one level down count too (an Anthropic
-            # delta's `delta`), summed only when the top level's alone do not account for the colons.
+            # delta's `delta`), summed only when the top level's alone do not account for the colons;
+            # deeper (a chat chunk's choices[].delta), data that is its own object re-serialised
+            # compactly (what servers send) cannot have repeated a key; else every key is counted.
             # A dialect without `event:` names takes an event that has one, or no type, by the full path.
             if (
                 type(obj) is not dict
@@ -253,7 +255,8 @@ class StreamLinter:
                     else ((etype := obj.get(type_key)) is None or name is not None))
                 or "error" in obj
                 or ((colons := data.count(b":")) > len(obj)
-                    and colons > len(obj) + sum([len(v) for v in obj.values() if type(v) is dict]))
+                    and colons > len(obj) + sum([len(v) for v in obj.values() if type(v) is dict])
+                    and dumps(obj) != data and colons > key_count(obj))
                 or len(data) - len(data.translate(None, b"[{")) > budget  # one pass for both brackets
                 or (digits and has_long_digits(data))
             ):
