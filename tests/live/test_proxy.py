@@ -177,12 +177,12 @@ def test_the_proxy_reports_what_lint_reports_on_the_same_captures(llama_server: 
     for number, (entry, name) in enumerate(zip(document["files"], NAMES), start=1):
         chat = entry["proxy"]["api"] == "chat"
         lint_entry = linted[f"{number:03d}.sse"]
-        # The same findings, also for a chat answer: its saved meta names the chat endpoint, so lint, like the
-        # proxy, does not report SCH010 ("a chat stream, not the Responses API") there, where it tells nothing.
+        # The same findings, also for a chat answer: the proxy and lint of what it saved check it as Chat
+        # Completions (the saved meta names the chat endpoint), and so does lint of the bare body (its first chunk).
         assert _comparable(entry["findings"]) == _comparable(lint_entry["findings"]), name
         if chat:
-            assert "SCH010" not in {f["code"] for f in entry["findings"]}
-            assert "SCH010" in {f["code"] for f in originals[name]["findings"]}  # the bare body, no endpoint
+            codes = {f["code"] for f in entry["findings"]}
+            assert codes == {f["code"] for f in originals[name]["findings"]} == {"CHT025"}, codes
         assert (entry["events"], entry["bytes"], entry["terminal"]) == (
             lint_entry["events"], lint_entry["bytes"], lint_entry["terminal"])
         if entry["http"]["status"] == 200 and not chat:  # a plain capture has no HTTP record to lint
