@@ -294,6 +294,7 @@ LLAMA_CPP = Profile(
             when=lambda f: f.details.get("type") == "content_block_start"
             and f.details.get("pointer") == "/content_block"
             and set(f.details.get("missing") or ()) <= {"signature", "input"},
+        ),
         # Chat Completions (docs/spec.md §6).
         KnownDeviation(code="CHT025", description=_LLAMA_CHAT + "reasoning is streamed as reasoning_content"),
         KnownDeviation(code="CHT027", description=_LLAMA_CHAT + "every chunk's created is the time it was sent"),
