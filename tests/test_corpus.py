@@ -51,7 +51,10 @@ ALL_CAPTURES = sorted(p for folder in FOLDERS for p in (CAPTURES / folder).rglob
 # Rules no stream may trigger: sse-check's own internal error (the corpus must never produce it).
 NO_EXAMPLE = {code for code, rule in RULES.items() if not rule.bad}
 # Rules whose example captures live here: all but the HTTP family (captures/http) and NO_EXAMPLE.
-FOLDERS = ("conforming", "open-responses", "rules", "llama.cpp", "litellm", "messages", "chat")
+# (captures/messages/rules and captures/chat/rules hold the Messages and Chat Completions dialects'.)
+RULE_FOLDERS = ("rules", "messages/rules", "chat/rules")
+CORPUS_RULES = sorted(code for code in RULES
+                      if RULES[code].bad.startswith(tuple(f + "/" for f in RULE_FOLDERS)) and code not in NO_EXAMPLE)
 LLAMA = CAPTURES / "llama.cpp"
 # Real llama.cpp bodies that are not Responses streams at all.
 LLAMA_NOT_RESPONSES = {"error_previous_response_id.sse": "SSE022"}
