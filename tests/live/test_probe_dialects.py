@@ -31,7 +31,9 @@ def chat_stream() -> bytes:
     base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
     chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]},
               {**base, "choices": [{"index": 0, "delta": {"content": "Sunny."}, "finish_reason": None}]},
-              {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
+              {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+              # the probe asks for usage (stream_options.include_usage): the last chunk carries it (CHT023)
+              {**base, "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}]
     return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode() + b"data: [DONE]\n\n"
 
 
