@@ -88,8 +88,10 @@ def first_object(path: Path) -> Any:
 
 def is_chat(path: Path) -> bool:
     """Whether a capture is a Chat Completions stream (its first chunk says so): checked by the chat oracles."""
+    from checker.dialects.chat.vocabulary import recognise
+
     obj = first_object(path)
-    return isinstance(obj, dict) and obj.get("object") == "chat.completion.chunk"
+    return isinstance(obj, dict) and recognise(obj) is not None
 
 
 def _expect_sidecar(path: Path) -> Path:
