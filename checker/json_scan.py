@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import orjson
@@ -206,10 +207,11 @@ def key_count(value: Any) -> int:
     pop, push = stack.pop, stack.append  # the engine's hot path counts the keys of nested events: kept cheap
     while stack:
         node = pop()
+        children: Iterable[Any] = node
         if type(node) is dict:
             count += len(node)
-            node = node.values()
-        for child in node:
+            children = node.values()
+        for child in children:
             kind = type(child)
             if kind is dict or kind is list:
                 push(child)
