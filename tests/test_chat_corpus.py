@@ -143,9 +143,8 @@ def test_the_machine_reconciles_every_delta_field_into_its_choice() -> None:
     builder.tool_call("f", ['{"a"', ": 1}"])
     codes, machine = _feed(list(builder.chunks()), request={"n": 2})
     assert codes == ["CHT025"]
-    texts = machine.summary().texts
-    assert texts is not None
-    first, second = texts
+    assert machine.summary().texts is not None
+    first, second = machine.choice_texts()
     assert (first["reasoning_content"], first["content"], second["refusal"]) == ("Thinking", "Hello", "No")
     assert first["tool_calls"][0]["arguments"] == '{"a": 1}' and first["finish_reason"] == "tool_calls"
     assert machine.summary().terminals == ("finish_reason tool_calls", "finish_reason stop")

@@ -61,9 +61,7 @@ def _lint(path: Path) -> tuple[LintResult, ChatMachine]:
 
 
 def _streamed(machine: ChatMachine) -> dict[str, Any]:
-    texts = machine.summary().texts
-    assert texts is not None
-    return expected_view(machine.first or {}, machine.usage, tuple(texts))
+    return expected_view(machine.first or {}, machine.usage, tuple(machine.choice_texts()))
 
 
 def _agree(client: str, path: Path, outcome: ChatOutcome) -> None:

@@ -417,8 +417,12 @@ class ChatMachine:
             truncated=self.truncated,
             items=tuple(ItemSummary(id=None, type="choice", output_index=state.index, done=state.finish is not None,
                                     added_at=state.first_event) for state in ordered),
-            texts=[state.as_dict() for state in ordered] if self.keep_texts else None,
+            texts=[_report_item(state) for state in ordered] if self.keep_texts else None,
         )
+
+    def choice_texts(self) -> list[dict[str, Any]]:
+        """Per choice what it accumulated: role, finish_reason, each text field joined, the tool calls."""
+        return [self.choices[i].as_dict() for i in sorted(self.choices)]
 
     @property
     def truncated(self) -> bool:
@@ -449,6 +453,16 @@ def chunk_schema_findings(violations: Iterable[Any], pos: Position) -> list[Find
         out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=parent, details=details, where=parent or "/",
                                               detail=text))
     return out
+
+
+def _report_item(state: Choice) -> dict[str, Any]:
+    """A choice as the reports' text view shows an item: its text fields as parts, each call as a part."""
+    parts = [{"index": n, "type": name, "text": "".join(fragments)}
+             for n, (name, fragments) in enumerate(state.texts.items())]
+    parts += [{"index": len(parts) + n, "type": f"tool call {call.name or '?'} ({call.id or 'no id'})",
+               "text": call.arguments} for n, (_, call) in enumerate(sorted(state.calls.items()))]
+    return {"id": None, "type": "choice", "output_index": state.index, "done": state.finish is not None,
+            "content": parts}
 
 
 def _dump(value: Any) -> str:
