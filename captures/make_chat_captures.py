@@ -326,8 +326,10 @@ def render() -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for name, (build, request) in CONFORMING.items():
         files[f"chat/conforming/{name}.sse"] = build()
-        if request is not None:
-            files[f"chat/conforming/{name}.request.json"] = (json.dumps(request, indent=2) + "\n").encode()
+        if request is not None:  # the whole request a client sends: the sidecar is the request the stream answers
+            ask = [{"role": "user", "content": "What is the capital of France?"}]
+            whole = {"model": "gpt-4o-mini", "messages": ask, "stream": True, **request}
+            files[f"chat/conforming/{name}.request.json"] = (json.dumps(whole, indent=2) + "\n").encode()
     for name, (about, build, request, expect) in RULES.items():
         files[f"chat/rules/{name}.sse"] = render_one(encode_chat(build()), about=about, expect=expect,
                                                      request=request)

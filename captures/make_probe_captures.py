@@ -26,7 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
-from checker.http_checks import digest_output  # noqa: E402
+from checker.nonstream_checks import digest_output  # noqa: E402
 from checker.live.faults import status_error  # noqa: E402
 from checker.live.probe import ProbeLimits, build_meta  # noqa: E402
 from checker.live.saving import meta_json  # noqa: E402

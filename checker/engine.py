@@ -1,103 +1,43 @@
 """The one pipeline: bytes → SSE decoder → JSON → the dialect's schemas → its machine → findings.
 
-``lint``, ``probe``, ``serve`` tests, ``proxy`` and the pytest plugin all call
-:class:`StreamLinter`, so a live verdict and the lint of its saved capture are
-the same computation on the same bytes. The engine is sans-I/O: it is fed
-bytes and returns findings; reading files or sockets is the caller's job.
+``lint``, ``probe``, ``serve`` tests, ``proxy`` and the pytest plugin all call :class:`StreamLinter`, so a
+live verdict and the lint of its saved capture are the same computation on the same bytes. The engine is
+sans-I/O: it is fed bytes and returns findings; reading files or sockets is the caller's job.
 
-This module is the pipeline only: feeding and closing, the inlined hot path, the
-full path of one event, the stream limits. It names no dialect: which API a stream
-speaks, and everything that API brings (its machine, schema set, schema findings,
-event types), come from its :class:`~checker.dialects.base.Dialect`
-(checker/dialects: given, or recognised from the first event object). Each concern
-around it has a module: whether the body is an event stream at all
-(checker/body_sniff.py), JSON parsing and its hazards (checker/json_scan.py), and
-what is reported, how
-(checker/finding_sink.py: select/ignore, the profile, deferral, collapsing:
-repeated findings are reported once, with ``occurrences`` counting them all).
+This module is the pipeline only: feeding and closing, the inlined hot path, the full path of one event, the
+stream limits. It names no dialect: which API a stream speaks, and everything that API brings (its machine,
+schema set, schema findings, event types), come from its :class:`~checker.dialects.base.Dialect` (given, or
+recognised from the first event object). Each concern around it has a module: whether the body is an event
+stream at all (checker/body_sniff.py), JSON parsing and its hazards (checker/json_scan.py), what is reported
+and how (checker/finding_sink.py: select/ignore, the profile, deferral, collapsing: repeated findings are
+reported once, with ``occurrences`` counting them all), and what a lint returns (checker/lint_result.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
 from checker import dialects, json_scan
 from checker.body_sniff import BodySniffer
-from checker.dialects.base import Dialect, ItemSummary, Machine, StreamSummary
+from checker.dialects.base import Dialect, Machine, StreamSummary
 from checker.finding_sink import FindingSink
-from checker.findings import Finding, Position, Severity
+from checker.findings import Finding, Position
 from checker.json_scan import has_long_digits, key_count
+from checker.lint_result import TRACE_DATA_BUDGET, TRACE_DATA_CLIP, Limits, LintResult, Trace, TraceEntry
 from checker.profiles import OPENAI, Profile, StreamFacts
 from checker.rules import framing, schema
-from checker.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder, SSEEvent
+from checker.sse import SSEDecoder, SSEEvent
+
+# Re-exported: the engine's results and limits are imported from here by most callers.
+__all__ = ["TRACE_DATA_BUDGET", "TRACE_DATA_CLIP", "Limits", "LintResult", "StreamLinter", "TraceEntry", "lint_bytes",
+           "lint_chunks"]
 
 _UNPARSED: Any = object()
 # Set by a first finding of these: an empty stream is no news then.
 _EMPTY_EXPLAINED = ("SSE004", "SSE020", "SSE021")
-
-
-class TraceEntry(NamedTuple):
-    index: int  # type: ignore[assignment]  # shadows tuple.index(), as SSEEvent's does
-    line: int
-    type: str
-    lane: str  # the item id an event belongs to, or "response"
-    # For the HTML report's details (recorded only with trace=True):
-    byte: int = 0
-    data: bytes = b""  # the event's data, clipped to TRACE_DATA_CLIP; b"" past TRACE_DATA_BUDGET
-    at: float | None = None  # arrival time in seconds, when the caller marks times (a live probe)
-
-
-# A trace is for pictures, not for reconciliation: a few KB show an event's
-# shape, and past the budget only non-delta events keep their data, so a
-# traced 400 MB capture costs megabytes, not the capture.
-TRACE_DATA_CLIP = 4096
-TRACE_DATA_BUDGET = 8 << 20
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Limits:
-    """Resource limits; hitting one is a finding, never a crash (docs/robustness.md)."""
-
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
-    # Real events nest about ten levels; 64 leaves room for deep tool schemas.
-    max_json_depth: int = 64
-    # A stream of this size is a runaway generation, not a response.
-    max_bytes: int = 2 * 1024**3
-    max_events: int = 10_000_000
-
-
-@dataclass(slots=True, kw_only=True)
-class LintResult:
-    """What a finished lint knows: findings (collapsed, in stream order) and counts."""
-
-    findings: list[Finding]
-    events: int
-    bytes: int
-    terminal: str | None
-    response_id: str | None
-    profile: str
-    # Every terminal event's type in stream order (``terminal`` is the first): what the clients' final calls see.
-    terminals: tuple[str, ...] = ()
-    # The dialect the stream was checked as (checker/dialects); "" only for a result built without a stream.
-    dialect: str = ""
-    items: list[ItemSummary] = field(default_factory=list)
-    trace: list["TraceEntry"] | None = None
-    # What each item accumulated (the machine's StreamSummary.texts), only with trace or keep_texts.
-    texts: list[dict[str, Any]] | None = None
-
-    def worst(self) -> Severity | None:
-        return max((f.severity for f in self.findings), default=None)
-
-    def count(self, severity: Severity) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
-
-    def codes(self) -> list[str]:
-        return sorted({f.code for f in self.findings})
 
 
 class StreamLinter:
@@ -150,10 +90,8 @@ class StreamLinter:
         # True once the first event showed a stream of the dialect and no trace is
         # kept: the hot path in feed may be taken.
         self._plain = False
-        # (event index, line, type, lane) per event, for timelines; off by default.
-        self._trace: list[TraceEntry] | None = [] if trace else None
-        self._trace_bytes = 0
-        self._now: float | None = None
+        # Every event recorded for timelines and the HTML report; off by default.
+        self._trace: Trace | None = Trace() if trace else None
 
     def _use(self, dialect: Dialect, schemas: Any = None) -> None:
         """Check the stream as ``dialect``: its schema set (``schemas``, else the one the profile names for it)
@@ -193,7 +131,8 @@ class StreamLinter:
         The engine never reads the clock; a live caller passes the time its
         chunk arrived (seconds since the request), and the trace keeps it.
         """
-        self._now = seconds
+        if self._trace is not None:
+            self._trace.now = seconds
 
     def feed(self, chunk: bytes) -> list[Finding]:
         """The next bytes of the stream; the findings they completed (first occurrences, profile applied)."""
@@ -361,7 +300,7 @@ class StreamLinter:
             response_id=summary.response_id,
             profile=self.profile.name,
             dialect=self.dialect.name,
-            trace=self._trace,
+            trace=self._trace.entries if self._trace is not None else None,
             texts=summary.texts,
             items=list(summary.items),
         )
@@ -418,12 +357,8 @@ class StreamLinter:
             else:
                 etype = "(not JSON)" if obj is _UNPARSED else "(not an object)"
                 lane = "response"
-        kept = data[:TRACE_DATA_CLIP]
-        if self._trace_bytes > TRACE_DATA_BUDGET and etype.endswith(".delta"):
-            kept = b""
-        self._trace_bytes += len(kept)
         if self._trace is not None:
-            self._trace.append(TraceEntry(ev.index, ev.line, etype, lane, ev.byte, kept, self._now))
+            self._trace.record(ev, etype, lane)
         return obj
 
     def _event_full(self, ev: SSEEvent, out: list[Finding], obj: Any = _UNPARSED,

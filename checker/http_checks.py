@@ -42,30 +42,31 @@ import builtins
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from checker import dialects, request_checks
 from checker.dialects.base import Dialect
+from checker.dialects.responses.nonstream import response_object_findings
 from checker.engine import Limits, LintResult, StreamLinter
 from checker.exchange_meta import ENDINGS, META_VERSION, is_exchange_meta
+from checker.exchange_text import clip as _clip
+from checker.exchange_text import host as _host
+from checker.exchange_text import num as _num
+from checker.exchange_text import one_line as _one_line
 from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position
-from checker.dialects.responses.nonstream import response_object_findings
-from checker.dialects.responses.vocabulary import TERMINAL_TYPES
+from checker.nonstream_checks import MAX_KEPT_BODY, error_object, nonstream_findings, nonstream_id, not_error_json
 from checker.profiles import OPENAI, Profile
 from checker.rules import http as rules
 from checker.schemas import load_schema_set
 
 # The ``ending.detail`` of an ``interrupted`` exchange that the proxy's client ended by disconnecting.
 CLIENT_LEFT = "the client disconnected"
-# A non-streaming body or an error body is kept whole up to this size (far above any real one).
-MAX_KEPT_BODY = 16 * 1024 * 1024
 # For a stream, the first bytes are kept to recognise a JSON error body sent with a 2xx status.
 STREAM_HEAD_KEPT = 64 * 1024
 _START = Position(line=1, byte=0)
-_ITEM_RANK = {"reasoning": 0, "message": 1, "function_call": 2}
 
 
 # --- what kind of body -------------------------------------------------------------------------------
@@ -206,7 +207,7 @@ class ExchangeLinter:
             end = Position(line=self.linter.decoder.end_position().line, byte=result.bytes)
         else:
             result = LintResult(
-                findings=[], events=0, bytes=self._bytes, terminal=None, response_id=_response_id(body, meta),
+                findings=[], events=0, bytes=self._bytes, terminal=None, response_id=nonstream_id(body, meta),
                 profile=self.profile.name, trace=[] if self.trace else None,
                 dialect=(self.dialect or dialects.default()).name,
             )
@@ -295,62 +296,81 @@ def exchange_findings(
     lint (empty when it is not a stream), ``end`` where the body ended, ``tail`` its last bytes. ``schemas``
     validates the recorded request (the openai set's request schemas by default).
     """
-    head: list[Finding] = []
-    end_findings: list[Finding] = []
     ending = meta.get("ending") or {}
     kind = str(ending.get("kind") or "complete")
     detail = _one_line(str(ending.get("detail") or ""))
-    limits = meta.get("limits") or {}
+    head = _connection_findings(meta, kind, detail)
+    if kind in ("connect-error", "tls-error"):
+        return head, []
+    status = meta.get("status")
+    if not isinstance(status, int):  # no response headers arrived
+        return head, _headless_findings(meta, kind, detail, end)
+    head.extend(_answer_findings(meta, status, kind, body=body, whole=whole, result=result, streamed=streamed,
+                                 schemas=schemas))
     received = int(ending.get("bytes", result.bytes) or 0)
-    host = _host(str(meta.get("url") or ""))
+    return head, _ending_findings(meta, status, kind, detail, end=end, tail=tail, streamed=streamed,
+                                  received=received, terminal=result.terminal)
 
+
+def _connection_findings(meta: Mapping[str, Any], kind: str, detail: str) -> list[Finding]:
+    """Redirects, a kept-alive connection dropped under the request, and a connection never made."""
+    head: list[Finding] = []
     redirects = meta.get("redirects") or []
     if redirects:
         chain = ", then ".join(f"{r.get('status')} to {r.get('url')}" for r in redirects if isinstance(r, dict))
         head.append(rules.REDIRECT.finding(_START, chain=chain))
-    recorded = meta.get("connection")
-    connection: Mapping[str, Any] = recorded if isinstance(recorded, Mapping) else {}
+    connection = _connection(meta)
     if connection.get("retried"):
         head.append(rules.CLOSED_UNANNOUNCED.finding(
             _START, what="dropped the kept-alive connection under this request, which got no answer "
                          f"({_one_line(str(connection['retried']))}; sent again on a new connection)",
             announced=""))
+    host = _host(str(meta.get("url") or ""))
     if kind == "connect-error":
         head.append(rules.CONNECT_FAILED.finding(_START, host=host, error=detail or "connection failed"))
-        return head, end_findings
-    if kind == "tls-error":
+    elif kind == "tls-error":
         head.append(rules.TLS_ERROR.finding(_START, host=host, error=detail or "handshake failed"))
-        return head, end_findings
+    return head
 
-    status = meta.get("status")
+
+def _connection(meta: Mapping[str, Any]) -> Mapping[str, Any]:
+    recorded = meta.get("connection")
+    return recorded if isinstance(recorded, Mapping) else {}
+
+
+def _headless_findings(meta: Mapping[str, Any], kind: str, detail: str, end: Position) -> list[Finding]:
+    """How an exchange ended that never got its response headers."""
+    limits = meta.get("limits") or {}
+    if client_left(meta):
+        return [rules.READING_STOPPED.finding(end, bytes=0, where="before the response headers",
+                                              detail=detail or "interrupted")]
+    if kind == "first-byte-timeout":
+        return [rules.FIRST_BYTE_TIMEOUT.finding(end, what="response headers",
+                                                 timeout=_num(limits.get("first_byte_timeout")))]
+    if kind == "total-timeout":
+        return [rules.TOTAL_TIMEOUT.finding(end, timeout=_num(limits.get("total_timeout")), offset=0)]
+    if kind == "disconnect":
+        return [rules.CUT_OFF.finding(end, bytes=0, where="before the response headers",
+                                      error=detail or "connection closed")]
+    return []
+
+
+def _answer_findings(meta: Mapping[str, Any], status: int, kind: str, *, body: bytes, whole: bool,
+                     result: LintResult, streamed: bool,
+                     schemas: request_checks.RequestSchemas | None) -> list[Finding]:
+    """The status, the content type and the body against what the request asked for."""
+    head: list[Finding] = []
     expect = meta.get("expect") or "stream"
-    if not isinstance(status, int):  # no response headers arrived
-        if client_left(meta):
-            end_findings.append(rules.READING_STOPPED.finding(
-                end, bytes=0, where="before the response headers", detail=detail or "interrupted"))
-        elif kind == "first-byte-timeout":
-            end_findings.append(rules.FIRST_BYTE_TIMEOUT.finding(
-                end, what="response headers", timeout=_num(limits.get("first_byte_timeout"))))
-        elif kind == "total-timeout":
-            end_findings.append(rules.TOTAL_TIMEOUT.finding(
-                end, timeout=_num(limits.get("total_timeout")), offset=0))
-        elif kind == "disconnect":
-            end_findings.append(rules.CUT_OFF.finding(
-                end, bytes=0, where="before the response headers", error=detail or "connection closed"))
-        return head, end_findings
-
     ok = 200 <= status < 300
-    reason = str(meta.get("reason") or "").strip()
     content_type = header(meta, "content-type")
     mtype = media_type(content_type)
     shown_type = repr(content_type) if content_type is not None else "missing"
-    error_obj = _error_object(body) if whole or not streamed else None
+    error_obj = error_object(body) if whole or not streamed else None
     api = endpoint_api(meta)
     request = meta.get("request")
     # The request as a server reads it; a request not recorded (None) is not judged.
     invalid = request_checks.problems(schemas or load_schema_set("openai"), api, request) \
         if api is not None and request is not None else []
-
     if expect == "error":
         if ok and error_obj is not None:
             head.append(rules.ERROR_WITH_OK_STATUS.finding(_START, status=status, detail=error_obj))
@@ -359,6 +379,7 @@ def exchange_findings(
             head.append(rules.INVALID_ACCEPTED.finding(_START, what=meta.get("scenario") or "invalid request",
                                                        outcome=outcome))
     elif status != 200:
+        reason = str(meta.get("reason") or "").strip()
         head.append(_status_finding(meta, status, reason, expect, body, api, request, invalid))
     malformed = request_checks.malformed(invalid)
     if ok and malformed and expect != "error":
@@ -366,7 +387,7 @@ def exchange_findings(
         head.append(rules.INVALID_ACCEPTED.finding(_START, what=request_checks.shown(malformed), outcome=outcome))
     if not ok:
         if error_obj is None:
-            head.append(rules.ERROR_NOT_JSON.finding(_START, status=status, detail=_not_error_json(body, whole)))
+            head.append(rules.ERROR_NOT_JSON.finding(_START, status=status, detail=not_error_json(body, whole)))
         elif mtype != "application/json":
             head.append(rules.WRONG_CONTENT_TYPE.finding(_START, value=shown_type, what=f"an HTTP {status} error",
                                                          expected="'application/json'"))
@@ -375,50 +396,53 @@ def exchange_findings(
             head.append(rules.WRONG_CONTENT_TYPE.finding(_START, value=shown_type, what="a non-streaming response",
                                                          expected="'application/json'"))
         if kind in ("complete", "kept-open"):
-            head.extend(nonstream_findings(body, meta, whole=whole))
+            head.extend(nonstream_findings(body, api, meta.get("reference"), whole=whole))
     else:
         if mtype != "text/event-stream":
             head.append(rules.WRONG_CONTENT_TYPE.finding(_START, value=shown_type, what="a stream",
                                                          expected="'text/event-stream'"))
         if expect != "error" and error_obj is not None:
             head.append(rules.ERROR_WITH_OK_STATUS.finding(_START, status=status, detail=error_obj))
+    return head
 
-    terminal = result.terminal
+
+def _ending_findings(meta: Mapping[str, Any], status: int, kind: str, detail: str, *, end: Position, tail: bytes,
+                     streamed: bool, received: int, terminal: str | None) -> list[Finding]:
+    """How an answer that had its headers ended: a client that left, timeouts, a cut, a cap, a close."""
+    found: list[Finding] = []
+    limits = meta.get("limits") or {}
     if client_left(meta) and not (streamed and terminal):
         where = ("before the terminal event" if streamed else "mid-body") if received else "before the first body byte"
-        end_findings.append(rules.READING_STOPPED.finding(end, bytes=received, where=where,
-                                                          detail=detail or "interrupted"))
+        found.append(rules.READING_STOPPED.finding(end, bytes=received, where=where, detail=detail or "interrupted"))
     if kind == "kept-open":
-        end_findings.append(rules.KEPT_OPEN.finding(end, timeout=_num(limits.get("close_timeout")),
-                                                    terminal=terminal or "?"))
+        found.append(rules.KEPT_OPEN.finding(end, timeout=_num(limits.get("close_timeout")), terminal=terminal or "?"))
     elif kind == "disconnect":
         if streamed:
             where = "between events" if _at_event_boundary(tail) else "mid-event"
             where += ", after the terminal event" if terminal else ", before the terminal event"
         else:
             where = "mid-body" if received else "before the first body byte"
-        end_findings.append(rules.CUT_OFF.finding(end, bytes=received, where=where,
-                                                  error=detail or "connection closed"))
+        found.append(rules.CUT_OFF.finding(end, bytes=received, where=where, error=detail or "connection closed"))
     elif kind == "first-byte-timeout":
-        end_findings.append(rules.FIRST_BYTE_TIMEOUT.finding(
-            end, what="body byte", timeout=_num(limits.get("first_byte_timeout"))))
+        found.append(rules.FIRST_BYTE_TIMEOUT.finding(end, what="body byte",
+                                                      timeout=_num(limits.get("first_byte_timeout"))))
     elif kind == "idle-timeout":
-        end_findings.append(rules.STALLED.finding(end, timeout=_num(limits.get("idle_timeout")), offset=received))
+        found.append(rules.STALLED.finding(end, timeout=_num(limits.get("idle_timeout")), offset=received))
     elif kind == "total-timeout":
-        end_findings.append(rules.TOTAL_TIMEOUT.finding(end, timeout=_num(limits.get("total_timeout")),
-                                                        offset=received))
+        found.append(rules.TOTAL_TIMEOUT.finding(end, timeout=_num(limits.get("total_timeout")), offset=received))
     elif kind == "byte-cap" and not streamed:  # a stream over the cap is the engine's SSE027
-        what = "non-streaming answer" if ok else f"HTTP {status} body"
-        end_findings.append(rules.BODY_CAP.finding(end, what=what, limit=limits.get("max_bytes"), bytes=received))
-    after = connection.get("closed_after")
+        what = "non-streaming answer" if 200 <= status < 300 else f"HTTP {status} body"
+        found.append(rules.BODY_CAP.finding(end, what=what, limit=limits.get("max_bytes"), bytes=received))
+    connection = _connection(meta)
     if connection.get("closed_by_server") is True and kind == "complete":
+        after = connection.get("closed_after")
         keep_alive = header(meta, "keep-alive")
         when = f"{after * 1000:.1f} ms after" if isinstance(after, (int, float)) and after >= 0.0001 \
             else "right after"
-        end_findings.append(rules.CLOSED_UNANNOUNCED.finding(
+        found.append(rules.CLOSED_UNANNOUNCED.finding(
             end, what=f"closed the connection {when} this complete response",
             announced=f" (it even sent Keep-Alive: {keep_alive})" if keep_alive else ""))
-    return head, end_findings
+    return found
 
 
 def _status_finding(meta: Mapping[str, Any], status: int, reason: str, expect: str, body: bytes,
@@ -440,178 +464,7 @@ def _status_finding(meta: Mapping[str, Any], status: int, reason: str, expect: s
     return rules.STATUS_NOT_OK.finding(_START, status=status, reason=reason, what=what, extra=extra)
 
 
-def nonstream_findings(body: bytes, meta: Mapping[str, Any], *, whole: bool = True) -> list[Finding]:
-    """A ``stream: false`` answer, as its endpoint defines it: a Response object (its output order, and parity
-    with the stream), or a chat completion; the answer of another endpoint is not judged."""
-    api = endpoint_api(meta)
-    if api is None:
-        return []
-    what = "Response object" if api == "responses" else "chat completion"
-    if not whole:
-        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail=f"larger than {MAX_KEPT_BODY} bytes")]
-    try:
-        obj = json.loads(body)
-    except (UnicodeDecodeError, ValueError) as exc:
-        stripped = body.lstrip()
-        if stripped.startswith((b"event:", b"data:", b":")):
-            detail = "an event stream was sent although the request said stream: false"
-        else:
-            detail = f"not JSON ({_one_line(str(exc))})"
-        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail=detail)]
-    if not isinstance(obj, dict):
-        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail=f"a JSON {_json_kind(obj)}")]
-    if obj.get("error"):
-        return []  # reported as an error body with a 2xx status
-    if api == "chat":
-        why = _not_a_chat_completion(obj)
-        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail=why)] if why else []
-    output = obj.get("output")
-    if not isinstance(output, list):
-        return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail="no output array")]
-    found: list[Finding] = []
-    items = [item for item in output if isinstance(item, dict)]
-    types = [str(item.get("type")) for item in items]
-    ranks = [_ITEM_RANK[t] for t in types if t in _ITEM_RANK]
-    if ranks != sorted(ranks):
-        found.append(rules.NONSTREAM_ORDER.finding(_START, order=", ".join(types)))
-    reference = meta.get("reference")
-    if isinstance(reference, dict) and isinstance(reference.get("output"), list):
-        found.extend(parity_findings(digest_output(items), reference["output"],
-                                     terminal=str(reference.get("terminal") or "response.completed")))
-    return found
-
-
-def _not_a_chat_completion(obj: Mapping[str, Any]) -> str | None:
-    """Why a JSON object is not a chat completion as the SDKs read one (``choices[i].message``), if it is not.
-
-    Only the shape the clients index is required: fields the description lists but the SDKs do not need
-    (``logprobs``, which llama-server leaves out) are not this rule's business.
-    """
-    choices = obj.get("choices")
-    if not isinstance(choices, list):
-        return "no choices array" if choices is None else f"choices is a JSON {_json_kind(choices)}"
-    for index, choice in enumerate(choices):
-        if not isinstance(choice, dict):
-            return f"choices[{index}] is a JSON {_json_kind(choice)}"
-        if not isinstance(choice.get("message"), dict):
-            return f"choices[{index}] has no message object"
-    return None
-
-
-def digest_output(output: Sequence[Any]) -> list[dict[str, Any]]:
-    """What parity compares of each output item: type, id prefixes, and its text or name + arguments."""
-    digests = []
-    for item in output:
-        if not isinstance(item, dict):
-            continue
-        kind = str(item.get("type"))
-        digest: dict[str, Any] = {"type": kind, "id_prefix": _prefix(item.get("id"))}
-        if kind == "function_call":
-            digest["call_id_prefix"] = _prefix(item.get("call_id"))
-            digest["text"] = f"{item.get('name')}({item.get('arguments')})"
-        else:
-            parts = [*(item.get("content") or []), *(item.get("summary") or [])]
-            digest["text"] = "".join(str(p.get("text") or p.get("refusal") or "") for p in parts if isinstance(p, dict))
-        digests.append(digest)
-    return digests
-
-
-def parity_findings(got: Sequence[Mapping[str, Any]], streamed: Sequence[Any], *, terminal: str) -> list[Finding]:
-    """Compare digests of the non-streaming output with those of the streamed final output."""
-    short = terminal.removeprefix("response.")
-    want = [d for d in streamed if isinstance(d, dict)]
-    got_types = [d.get("type") for d in got]
-    want_types = [d.get("type") for d in want]
-    if got_types != want_types:
-        got_text = ", ".join(map(str, got_types)) or "none"
-        detail = f"items {got_text} vs streamed {', '.join(map(str, want_types)) or 'none'}"
-        return [rules.NONSTREAM_PARITY.finding(_START, terminal=short, detail=detail)]
-    found = []
-    for index, (a, b) in enumerate(zip(got, want)):
-        for key in ("id_prefix", "call_id_prefix"):
-            if a.get(key) != b.get(key):
-                what = "id" if key == "id_prefix" else "call_id"
-                detail = f"item {index} ({a.get('type')}) {what} prefix {a.get(key)!r} vs streamed {b.get(key)!r}"
-                found.append(rules.NONSTREAM_PARITY.finding(_START, terminal=short, detail=detail))
-    if found:
-        return found
-    for index, (a, b) in enumerate(zip(got, want)):
-        if a.get("text") != b.get("text"):
-            noun = "name or arguments" if a.get("type") == "function_call" else "text"
-            found.append(rules.NONSTREAM_TEXT.finding(_START, index=index, type=a.get("type"), what=noun))
-    return found
-
-
-def final_output(events: Iterable[Any]) -> tuple[str, list[Any]] | None:
-    """(terminal type, ``response.output``) of the last terminal event among decoded SSE events, if any."""
-    found = None
-    for event in events:
-        data = getattr(event, "data", None)
-        if not isinstance(data, bytes) or b"response." not in data:
-            continue
-        try:
-            obj = json.loads(data)
-        except (UnicodeDecodeError, ValueError):
-            continue
-        if isinstance(obj, dict) and obj.get("type") in TERMINAL_TYPES and isinstance(obj.get("response"), dict):
-            output = obj["response"].get("output")
-            if isinstance(output, list):
-                found = (obj["type"], output)
-    return found
-
-
-def stream_reference(body: bytes, scenario: str) -> dict[str, Any] | None:
-    """The meta ``reference`` for non-streaming parity: digests of a stream's final output."""
-    from checker.sse import decode_all
-
-    found = final_output(decode_all(body))
-    if found is None:
-        return None
-    return {"scenario": scenario, "terminal": found[0], "output": digest_output(found[1])}
-
-
 # --- small helpers ---------------------------------------------------------------------------------------
-
-
-def _error_object(body: bytes) -> str | None:
-    """The body's JSON error, shortened to one line, when the body is ``{"error": {...}}`` (or a string)."""
-    try:
-        obj = json.loads(body)
-    except (UnicodeDecodeError, ValueError):
-        return None
-    if not isinstance(obj, dict) or not obj.get("error"):
-        return None
-    error = obj["error"]
-    if isinstance(error, dict):
-        text = str(error.get("message") or error.get("code") or json.dumps(error))
-    else:
-        text = str(error)
-    return _clip(_one_line(text), 160)
-
-
-def _not_error_json(body: bytes, whole: bool) -> str:
-    if not body:
-        return "the body is empty"
-    try:
-        obj = json.loads(body)
-    except (UnicodeDecodeError, ValueError):
-        text = body[:200].decode("utf-8", "replace")
-        kind = "an HTML page" if "<html" in text.lower() or text.lstrip().startswith("<!") else "not JSON"
-        return f"{kind}: {_clip(_one_line(text), 80)!r}" + ("" if whole else " …")
-    if not isinstance(obj, dict):
-        return f"a JSON {_json_kind(obj)}"
-    return "a JSON object without an `error` member"
-
-
-def _response_id(body: bytes, meta: Mapping[str, Any]) -> str | None:
-    if meta.get("expect") != "nonstream" or not body:
-        return None
-    try:
-        obj = json.loads(body)
-    except (UnicodeDecodeError, ValueError):
-        return None
-    rid = obj.get("id") if isinstance(obj, dict) else None
-    return rid if isinstance(rid, str) else None
 
 
 def _at_event_boundary(tail: bytes) -> bool:
@@ -639,35 +492,3 @@ def _lines(body: bytes) -> int:
     return 1 + len(_LINE_END.findall(body))
 
 
-def _prefix(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return None
-    head, sep, _ = value.partition("_")
-    return head + sep if sep else ""
-
-
-def _host(url: str) -> str:
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    return parts.netloc.rpartition("@")[2] or url
-
-
-def _num(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value) if value is not None else "?"
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _clip(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def _json_kind(value: Any) -> str:
-    return {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean",
-            type(None): "null"}.get(type(value), type(value).__name__)

@@ -6,14 +6,13 @@ function may exceed them only when it is listed below with its reason:
 
 * ``DATA_TABLES``: modules and functions that are mostly a data table, where splitting would scatter one
   table; a listed entry that no longer exceeds the limit fails, so the list only shrinks.
-* ``BEING_SPLIT``: offenders that other work of this session is splitting (issue 15); an entry that
-  no longer exceeds the limit is named in a warning, to be removed when the list is tightened.
+* ``HOT_PATHS``: functions inlined on purpose because they run once per event, where every call costs
+  speed (issue 19); like the data tables, a listed entry that no longer exceeds the limit fails.
 """
 
 from __future__ import annotations
 
 import ast
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,12 +29,9 @@ DATA_TABLES: dict[str, str] = {
     "checker/dialects/responses/effects.py": "the client-effects table (rule code -> client -> effect, ~310 "
                                              "lines of data) with the conditions its entries name",
 }
-BEING_SPLIT: dict[str, str] = {
-    # issue 15, engine-split and seam: the engine's pipeline and the HTTP exchange checks
-    "checker/engine.py": "being split this session (engine-split)",
-    "checker/engine.py::StreamLinter.feed": "being split this session (engine-split)",
-    "checker/http_checks.py": "being split this session (engine-split, seam)",
-    "checker/http_checks.py::exchange_findings": "being split this session (engine-split, seam)",
+HOT_PATHS: dict[str, str] = {
+    # Every call it makes is paid once per event (issue 19's speed target): its steps are locals in one loop.
+    "checker/engine.py::StreamLinter.feed": "the inlined per-event hot path (a call per step costs speed)",
 }
 
 
@@ -79,17 +75,13 @@ def over() -> dict[str, tuple[int, int]]:
 
 def test_modules_and_functions_are_within_their_limits(over: dict[str, tuple[int, int]]) -> None:
     unlisted = [f"{key}: {lines} lines (limit {limit})" for key, (lines, limit) in sorted(over.items())
-                if key not in DATA_TABLES and key not in BEING_SPLIT]
+                if key not in DATA_TABLES and key not in HOT_PATHS]
     assert not unlisted, "split these (one job per module, functions short):\n" + "\n".join(unlisted)
-    shrunk = [key for key in BEING_SPLIT if key not in over]
-    if shrunk:  # a warning, not a failure: the work that splits them need not edit this file to merge
-        warnings.warn(f"within the limits now (or gone): remove from BEING_SPLIT in tests/test_structure.py: "
-                      f"{shrunk}", stacklevel=1)
 
 
 def test_listed_data_tables_still_need_their_exception(over: dict[str, tuple[int, int]]) -> None:
-    stale = [key for key in DATA_TABLES if key not in over]
-    assert not stale, f"within the limits now (or gone): remove from DATA_TABLES in tests/test_structure.py: {stale}"
+    stale = [key for key in (*DATA_TABLES, *HOT_PATHS) if key not in over]
+    assert not stale, f"within the limits now (or gone): remove from tests/test_structure.py: {stale}"
 
 
 def test_the_measure_sees_what_it_should() -> None:

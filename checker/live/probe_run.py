@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from checker.http_checks import stream_reference
+from checker.nonstream_checks import stream_reference
 from checker.live.probe import Progress, ProbeConfig, ScenarioResult, no_progress, probe_scenario
 from checker.live.scenarios import Scenario
 

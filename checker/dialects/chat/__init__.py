@@ -30,7 +30,7 @@ def event_type(obj: dict[str, Any]) -> str | None:
 
 def schema_findings(violations: Sequence[Any], etype: str, pos: Position) -> list[Finding]:
     """A chunk's schema violations (the engine validates it by the schema its ``object`` names) as CHT002."""
-    from checker.dialects.chat.machine import chunk_schema_findings
+    from checker.dialects.chat.schema_findings import chunk_schema_findings
 
     return chunk_schema_findings(violations, pos)
 

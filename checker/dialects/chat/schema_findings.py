@@ -1,0 +1,37 @@
+"""A chunk's schema violations as findings (CHT002): one finding per object's missing properties, and none
+for what a rule of its own says better."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from checker.findings import Finding, Position
+from checker.rules import chat as rules
+
+# Schema pointers that a rule of its own reports (the schema would say the same thing less usefully).
+_OWN_RULE_SUFFIXES = ("/index", "/function/arguments")
+
+
+def chunk_schema_findings(violations: Iterable[Any], pos: Position) -> list[Finding]:
+    """Schema violations of one chunk as CHT002 findings: the missing properties of one object are one finding;
+    a violation a rule of its own reports (a choice's or a fragment's index, arguments) is left to that rule."""
+    out: list[Finding] = []
+    missing: dict[str, list[str]] = {}
+    for violation in violations:
+        pointer = violation.pointer
+        if pointer.endswith(_OWN_RULE_SUFFIXES) and "/choices/" in pointer:
+            continue  # CHT005, CHT011, CHT018 say it
+        if violation.keyword == "required" and violation.missing is not None:
+            missing.setdefault(pointer.rsplit("/", 1)[0], []).append(violation.missing)
+            continue
+        details = {"keyword": violation.keyword, "missing": [], "pointer": pointer}
+        out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=pointer, details=details, where=pointer or "/",
+                                              detail=violation.message))
+    for parent, names in missing.items():
+        details = {"keyword": "required", "missing": names, "pointer": parent}
+        listed = ", ".join(repr(n) for n in names)
+        text = f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
+        out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=parent, details=details, where=parent or "/",
+                                              detail=text))
+    return out

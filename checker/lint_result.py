@@ -1,0 +1,88 @@
+"""What a lint gives back and what bounds it: :class:`LintResult`, :class:`Limits`, and the trace of events kept
+for timelines (:class:`Trace`). Plain records, no I/O; :mod:`checker.engine` fills them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from checker.dialects.base import ItemSummary
+from checker.findings import Finding, Severity
+from checker.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEEvent
+
+
+class TraceEntry(NamedTuple):
+    index: int  # type: ignore[assignment]  # shadows tuple.index(), as SSEEvent's does
+    line: int
+    type: str
+    lane: str  # the item id an event belongs to, or "response"
+    # For the HTML report's details (recorded only with trace=True):
+    byte: int = 0
+    data: bytes = b""  # the event's data, clipped to TRACE_DATA_CLIP; b"" past TRACE_DATA_BUDGET
+    at: float | None = None  # arrival time in seconds, when the caller marks times (a live probe)
+
+
+# A trace is for pictures, not for reconciliation: a few KB show an event's
+# shape, and past the budget only non-delta events keep their data, so a
+# traced 400 MB capture costs megabytes, not the capture.
+TRACE_DATA_CLIP = 4096
+TRACE_DATA_BUDGET = 8 << 20
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """Resource limits; hitting one is a finding, never a crash (docs/robustness.md)."""
+
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    # Real events nest about ten levels; 64 leaves room for deep tool schemas.
+    max_json_depth: int = 64
+    # A stream of this size is a runaway generation, not a response.
+    max_bytes: int = 2 * 1024**3
+    max_events: int = 10_000_000
+
+
+@dataclass(slots=True, kw_only=True)
+class LintResult:
+    """What a finished lint knows: findings (collapsed, in stream order) and counts."""
+
+    findings: list[Finding]
+    events: int
+    bytes: int
+    terminal: str | None
+    response_id: str | None
+    profile: str
+    # Every terminal event's type in stream order (``terminal`` is the first): what the clients' final calls see.
+    terminals: tuple[str, ...] = ()
+    # The dialect the stream was checked as (checker/dialects); "" only for a result built without a stream.
+    dialect: str = ""
+    items: list[ItemSummary] = field(default_factory=list)
+    trace: list["TraceEntry"] | None = None
+    # What each item accumulated (the machine's StreamSummary.texts), only with trace or keep_texts.
+    texts: list[dict[str, Any]] | None = None
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), default=None)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def codes(self) -> list[str]:
+        return sorted({f.code for f in self.findings})
+
+
+class Trace:
+    """The events of one stream as timelines and the HTML report draw them (``StreamLinter(trace=True)``)."""
+
+    def __init__(self) -> None:
+        self.entries: list[TraceEntry] = []
+        self._bytes = 0
+        # The arrival time of the events being fed (``StreamLinter.mark_time``); None for a saved capture.
+        self.now: float | None = None
+
+    def record(self, ev: SSEEvent, etype: str, lane: str) -> None:
+        kept = ev.data[:TRACE_DATA_CLIP]
+        if self._bytes > TRACE_DATA_BUDGET and etype.endswith(".delta"):
+            kept = b""
+        self._bytes += len(kept)
+        self.entries.append(TraceEntry(ev.index, ev.line, etype, lane, ev.byte, kept, self.now))
