@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 import jsonschema
 import pytest
 
-from checker.http_checks import ExchangeLinter, _at_event_boundary, parity_findings
+from checker.http_checks import ExchangeLinter, _at_event_boundary
+from checker.nonstream_checks import parity_findings
 from checker.live.probe import endpoint
 from checker.live.redact import Redactor
 from checker.live.saving import BodySink
