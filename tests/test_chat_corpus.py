@@ -178,6 +178,17 @@ def test_usage_totals_are_checked() -> None:
     assert codes == ["CHT022"]
 
 
+
+def test_a_tool_call_cut_by_the_token_limit_is_not_invalid_arguments() -> None:
+    """A call whose choice finished with "length" was cut by max_tokens, as finish_reason says (the real
+    llama-server's function_call_truncated); the same cut arguments with "tool_calls" are CHT017."""
+    cut = ChatStreamBuilder().tool_call("get_weather", ['{"city": ', '"Par'])
+    codes, _ = _feed(list(cut.chunks(finish_reason="length")), request={"max_tokens": 5})
+    assert "CHT017" not in codes
+    cut = ChatStreamBuilder().tool_call("get_weather", ['{"city": ', '"Par'])
+    codes, _ = _feed(list(cut.chunks()))
+    assert "CHT017" in codes
+
 # --- the real llama-server -------------------------------------------------------------------------------------
 
 

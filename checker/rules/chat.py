@@ -208,7 +208,8 @@ ARGUMENTS_INVALID = rule(
     "CHT017", "tool-arguments-invalid-json", "error",
     "choice {index}: tool call {call} ({name!r}) arguments are not valid JSON at the finish: {error}",
     summary="Flags a tool call whose joined argument fragments do not parse as JSON when its choice finishes "
-            "(or the stream ends).",
+            "(or the stream ends), unless the choice finished with \"length\": the token limit cut it, and the "
+            "finish_reason says so.",
     why="The application parses the joined arguments to run the tool (json.loads, JSON.parse); openai-python's "
         "parsed_arguments for a strict tool is built from them. Neither SDK checks them for a plain tool, so "
         "the failure surfaces in the user's code.",

@@ -357,6 +357,8 @@ class ChatMachine:
         self._check_arguments(state, pos, out)
 
     def _check_arguments(self, state: Choice, pos: Position, out: list[Finding]) -> None:
+        if state.finish == "length":
+            return  # the token limit cut the call: its finish_reason says so, as OpenAI's own streams do
         for call in state.calls.values():
             if call.bad_arguments:
                 continue
