@@ -255,3 +255,13 @@ def _options(options: Iterable[Any]) -> str:
     if len(shown) > _MAX_OPTIONS:
         shown = shown[:_MAX_OPTIONS] + [f"… ({len(shown) - _MAX_OPTIONS} more)"]
     return ", ".join(shown)
+
+
+def missing_properties(names: list[str], *, shown: int | None = None) -> str:
+    """The missing properties of one object as one finding says them ("missing required properties 'a', 'b'"),
+    the first ``shown`` of them and how many more when a limit is given."""
+    listed = ", ".join(repr(n) for n in names[:shown])
+    if shown is not None and len(names) > shown:
+        listed += f" and {len(names) - shown} more"
+    return f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
+

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from checker.findings import Finding, Position
+from checker.schema_errors import missing_properties
 from checker.rules import chat as rules
 
 # Schema pointers that a rule of its own reports (the schema would say the same thing less usefully).
@@ -30,8 +31,7 @@ def chunk_schema_findings(violations: Iterable[Any], pos: Position) -> list[Find
                                               detail=violation.message))
     for parent, names in missing.items():
         details = {"keyword": "required", "missing": names, "pointer": parent}
-        listed = ", ".join(repr(n) for n in names)
-        text = f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
+        text = missing_properties(names)
         out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=parent, details=details, where=parent or "/",
                                               detail=text))
     return out

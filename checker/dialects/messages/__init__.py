@@ -13,6 +13,7 @@ from typing import Any
 from checker.dialects.base import ClientEffects, Dialect, Machine, Unit
 from checker.dialects.messages import vocabulary
 from checker.findings import Finding, Position
+from checker.schema_errors import missing_properties
 
 # Schema violations the machine reports as ANT006 (message-usage-malformed) instead: what the clients do with
 # usage depends on message_start and message_delta together, which the machine sees and the schema does not.
@@ -47,8 +48,7 @@ def schema_findings(violations: Sequence[Any], etype: str, pos: Position) -> lis
                                                where=pointer or "/", detail=violation.message))
     for parent, names in missing.items():
         details = {"keyword": "required", "missing": names, "pointer": parent, "type": etype}
-        listed = ", ".join(repr(n) for n in names)
-        text = f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
+        text = missing_properties(names)
         out.append(schema.EVENT_SCHEMA.finding(pos, pointer=parent, details=details, type=etype,
                                                where=parent or "/", detail=text))
     return out

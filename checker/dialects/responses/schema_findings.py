@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from checker.findings import Finding, Position
+from checker.schema_errors import missing_properties
 from checker.rules import content, items, lifecycle, schema
 from checker.rules.registry import Rule
 
@@ -48,8 +49,7 @@ def schema_findings(violations: Sequence[Any], etype: str, pos: Position) -> lis
         out.append(_finding(rule, pos, pointer, details, etype, violation.message))
     for (rule, parent), names in missing.items():
         details = {"keyword": "required", "missing": names, "pointer": parent, "type": etype}
-        listed = ", ".join(repr(n) for n in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        text = f"missing required propert{'y' if len(names) == 1 else 'ies'} {listed}"
+        text = missing_properties(names, shown=5)
         out.append(_finding(rule, pos, parent, details, etype, text))
     return out
 
