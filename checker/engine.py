@@ -29,13 +29,14 @@ from checker.json_scan import has_long_digits, key_count
 from checker.lint_result import TRACE_DATA_BUDGET, TRACE_DATA_CLIP, Limits, LintResult, Trace, TraceEntry
 from checker.profiles import OPENAI, Profile, StreamFacts
 from checker.rules import framing, schema
+from checker.run_template import RunTemplates, Template
 from checker.sse import SSEDecoder, SSEEvent
 
 # Re-exported: the engine's results and limits are imported from here by most callers.
 __all__ = ["TRACE_DATA_BUDGET", "TRACE_DATA_CLIP", "Limits", "LintResult", "StreamLinter", "TraceEntry", "lint_bytes",
            "lint_chunks"]
 
-_UNPARSED: Any = object()
+_UNPARSED = json_scan.UNPARSED
 # Set by a first finding of these: an empty stream is no news then.
 _EMPTY_EXPLAINED = ("SSE004", "SSE020", "SSE021")
 
@@ -107,6 +108,9 @@ class StreamLinter:
         self.machine: Machine = dialect.make_machine(request=self._request, known_types=schemas.known_event_types(),
                                                      keep_texts=self._keep_texts)
         self._done_rule = self.profile.done_sentinel_for(dialect)
+        # Runs of near-identical events, taken by their bytes (checker/run_template.py).
+        self._runs = RunTemplates(schemas, getattr(self.machine, "run_spec", None))
+        self._template: Template | None = None
 
     def _adopt(self, obj: dict[str, Any]) -> None:
         """The first event object: unless a dialect was given, the dialect it shows is the stream's."""
@@ -116,12 +120,12 @@ class StreamLinter:
         if found is not None and found is not self.dialect:
             self._use(found)
 
-    def _hot(self) -> tuple[dict[str, Any], Any, Any, str, bool]:
+    def _hot(self) -> tuple[dict[str, Any], Any, Any, str, bool, RunTemplates]:
         """What the hot path reads of the dialect: validators by type, validate, try_fast, the member naming
-        an event's type, and whether SSE ``event:`` names are expected."""
+        an event's type, whether SSE ``event:`` names are expected, and the machine's run templates."""
         dialect = self.dialect
         return (self._validators or {}, self.schemas.validate_event, self.machine.try_fast, dialect.type_key,
-                dialect.event_names)
+                dialect.event_names, self._runs)
 
     # -- feeding --------------------------------------------------------------
 
@@ -149,9 +153,10 @@ class StreamLinter:
         # schema and the machine's fast path both accept has nothing to report.
         # Anything else, and every event while tracing, takes _event.
         loads, dumps, decode_error = orjson.loads, orjson.dumps, orjson.JSONDecodeError
-        validators, validate, try_fast, type_key, named = self._hot()
+        validators, validate, try_fast, type_key, named, runs = self._hot()
         budget, big = self.limits.max_json_depth, json_scan.BIG_JSON_BYTES
         plain = self._plain  # re-read after every slow path: the first event object decides it
+        template = self._template  # the next event of a run, taken by its bytes
         items = decoder.feed(admitted)
         for item in items:
             if type(item) is not event_type:
@@ -161,6 +166,11 @@ class StreamLinter:
             if index >= max_events:
                 self._stop("event", max_events, item.position)  # type: ignore[union-attr]
                 break
+            if template is not None:
+                if name == template.name and data_lines == 1 and template.apply(data):
+                    continue
+                runs.dropped(template, index)
+                template = self._template = None
             if not plain or data_lines != 1 or len(data) > big:
                 if plain and len(data) > big and data != b"[DONE]":
                     # A huge event (a long answer repeated in a terminal event): its bytes leave the decoder's
@@ -172,7 +182,7 @@ class StreamLinter:
                 else:
                     self._event(item, out)  # type: ignore[arg-type]
                     if self._plain and not plain:  # the first event object chose the dialect
-                        validators, validate, try_fast, type_key, named = self._hot()
+                        validators, validate, try_fast, type_key, named, runs = self._hot()
                 plain = self._plain
                 continue
             try:
@@ -205,6 +215,8 @@ class StreamLinter:
             validator = validators.get(etype)  # type: ignore[arg-type]
             if validator is not None and validator.is_valid(obj):
                 if try_fast(etype, obj):  # type: ignore[arg-type]
+                    if runs.enabled:
+                        template = self._template = runs.start(index, data, obj, name, etype)  # type: ignore
                     continue
                 violations: list[Any] = []
             else:
@@ -397,40 +409,10 @@ class StreamLinter:
 
     def _parse(self, ev: SSEEvent, obj: Any, out: list[Finding], raw: list[bytes] | None = None) -> Any:
         """The event's data as a JSON object that can be checked further, or ``_UNPARSED`` once its findings
-        (not JSON, not an object, too deep) are reported; repeated keys and unsafe numbers are reported and
-        the object is still checked."""
-        if raw is not None:
-            try:
-                obj, _, hazards = json_scan.scan_huge(raw, self.limits.max_json_depth)
-            except orjson.JSONDecodeError as exc:
-                self._emit(json_scan.parse_error_finding(raw[0], exc, ev.position, self.limits.max_json_depth), out)
-                return _UNPARSED
-            return self._hazards_reported(ev, obj, hazards, out)
-        data = ev.data
-        unusual_numbers = False
-        if obj is _UNPARSED:
-            try:
-                obj, unusual_numbers = json_scan.loads(data)
-            except orjson.JSONDecodeError as exc:
-                self._emit(json_scan.parse_error_finding(data, exc, ev.position, self.limits.max_json_depth), out)
-                return _UNPARSED
-        if not isinstance(obj, dict):
-            self._emit(framing.DATA_NOT_OBJECT.finding(ev.position, kind=json_scan.json_kind(obj)), out)
-            return _UNPARSED
-        return self._hazards_reported(
-            ev, obj, json_scan.hazards(data, obj, self.limits.max_json_depth, unusual_numbers), out)
-
-    def _hazards_reported(self, ev: SSEEvent, obj: Any, hazards: list[tuple[Any, dict[str, Any]]],
-                          out: list[Finding]) -> Any:
-        """``obj`` once not an object (a finding) and its JSON hazards are reported; ``_UNPARSED`` when it
-        cannot be checked further."""
-        if not isinstance(obj, dict):
-            self._emit(framing.DATA_NOT_OBJECT.finding(ev.position, kind=json_scan.json_kind(obj)), out)
-            return _UNPARSED
-        for rule, fields in hazards:
-            self._emit(rule.finding(ev.position, **fields), out)
-        if any(rule is framing.JSON_TOO_DEEP for rule, _ in hazards):
-            return _UNPARSED
+        are reported (checker/json_scan.event_object)."""
+        obj, findings = json_scan.event_object(ev.data, obj, raw, self.limits.max_json_depth, ev.position)
+        for finding in findings:
+            self._emit(finding, out)
         return obj
 
     def _recognise(self, ev: SSEEvent, obj: dict[str, Any], out: list[Finding]) -> None:

@@ -93,6 +93,35 @@ def _loads_orjson(data: bytes) -> tuple[Any, bool]:
             raise exc from None
 
 
+# What event_object returns for data that cannot be checked further (its findings say why).
+UNPARSED: Any = object()
+
+
+def event_object(data: bytes, obj: Any, raw: list[bytes] | None, max_depth: int,
+                 pos: Position) -> tuple[Any, list[Finding]]:
+    """An event's data as a JSON object that can be checked further (``obj`` when already parsed, else
+    ``UNPARSED``), or ``UNPARSED``, with the findings of its JSON: not JSON, not an object, too deep (then
+    unchecked), repeated keys and unsafe numbers (the object is still checked). ``raw``: a huge event's data,
+    in a list holding its only reference (``data`` is then empty; see scan_huge)."""
+    if raw is not None:
+        try:
+            obj, _, found = scan_huge(raw, max_depth)
+        except orjson.JSONDecodeError as exc:
+            return UNPARSED, [parse_error_finding(raw[0], exc, pos, max_depth)]
+    else:
+        unusual_numbers = False
+        if obj is UNPARSED:
+            try:
+                obj, unusual_numbers = loads(data)
+            except orjson.JSONDecodeError as exc:
+                return UNPARSED, [parse_error_finding(data, exc, pos, max_depth)]
+        found = hazards(data, obj, max_depth, unusual_numbers) if isinstance(obj, dict) else []
+    if not isinstance(obj, dict):
+        return UNPARSED, [framing.DATA_NOT_OBJECT.finding(pos, kind=json_kind(obj))]
+    findings = [rule.finding(pos, **fields) for rule, fields in found]
+    return (UNPARSED if any(rule is framing.JSON_TOO_DEEP for rule, _ in found) else obj), findings
+
+
 def parse_error_finding(data: bytes, exc: Exception, pos: Position, max_depth: int) -> Finding:
     """What data that does not parse is: a keep-alive written as data, nesting beyond the parser's limit, or
     not JSON (with the parser's reason)."""

@@ -23,6 +23,7 @@ from checker.dialects.chat.machine import ChatMachine
 from checker.engine import LintResult, StreamLinter
 from checker.findings import Position
 from checker.profiles import PROFILES, get_profile
+from checker.run_template import RunTemplates
 from checker.schemas import load_schema_set
 from checker.synth import ChatStreamBuilder, encode_chat
 
@@ -120,6 +121,8 @@ def test_the_fast_path_is_taken_on_content_deltas(monkeypatch: pytest.MonkeyPatc
         return accepted
 
     monkeypatch.setattr(ChatMachine, "try_fast", spy)
+    # Without run templates (checker/run_template.py), which take the deltas after the first by their bytes.
+    monkeypatch.setattr(RunTemplates, "start", lambda *args: None)
     _lint(encode_chat(ChatStreamBuilder().text(["a", "b", "c", "d"]).chunks()))
     assert sum(taken) >= 3
 

@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
      "the SSE decoder, the JSON Schemas, request checks"),
     ("dialects", "dialects", "one package per wire format: vocabulary, machine, schema findings, client effects"),
     ("profiles", "profiles", "where the references disagree, per dialect, as data"),
-    ("engine", "engine body_sniff json_scan finding_sink lint_result",
+    ("engine", "engine body_sniff json_scan finding_sink lint_result run_template",
      "the pipeline: bytes, events, a dialect's machine, findings"),
     ("exchange", "exchange_meta exchange_text nonstream_checks http_checks",
      "a whole HTTP exchange: its record, status, headers, a non-streamed body"),

@@ -7,7 +7,8 @@ decoder, JSON, ``[DONE]`` and what follows it); the machine owns everything a ch
 
 ``try_fast`` is the hot path of an ordinary content chunk (one choice, text deltas only, nothing that
 could break a rule): it either takes the chunk whole or leaves the state untouched, so the full path
-(``handle``) gives identical findings. tests/test_chat_corpus.py checks both paths on every capture.
+(``handle``) gives identical findings; ``run_spec`` offers the engine the run of such chunks that follows
+(both in checker/dialects/chat/fast_path.py). tests/test_chat_corpus.py checks both paths on every capture.
 """
 
 from __future__ import annotations
@@ -18,13 +19,11 @@ from typing import Any
 import orjson
 
 from checker.dialects.base import ItemSummary, StreamSummary
+from checker.dialects.chat import fast_path
 from checker.dialects.chat import vocabulary as vocab
 from checker.dialects.chat.schema_findings import chunk_schema_findings
 from checker.findings import Finding, Position
 from checker.rules import chat as rules
-
-_FAST_CHOICE_KEYS = frozenset({"index", "delta", "finish_reason", "logprobs"})
-_FAST_DELTA_KEYS = frozenset(vocab.TEXT_FIELDS)
 
 
 @dataclass(slots=True)
@@ -99,42 +98,9 @@ class ChatMachine:
 
     # -- the hot path -----------------------------------------------------------
 
-    def try_fast(self, etype: Any, obj: dict[str, Any]) -> bool:
-        """Take an ordinary content chunk whole (one choice, text deltas of fields it already has, the first
-        chunk's identity), or return False having changed nothing. The engine calls it with chunks the schema
-        accepted; anything else is refused, never raised on."""
-        ident = self._fast_identity
-        if ident is None:
-            return False
-        get = obj.get
-        try:
-            if get("usage") is not None or (get("id"), get("object"), get("created"), get("model"),
-                                            get("system_fingerprint")) != ident:
-                return False
-            choices = obj["choices"]
-            if len(choices) != 1:
-                return False
-            choice = choices[0]
-            index = choice["index"]
-            if choice["finish_reason"] is not None or type(index) is not int or choice.get("logprobs") is not None:
-                return False
-            state = self.choices.get(index)
-            delta = choice["delta"]
-            if state is None or state.finish is not None or len(delta) != 1:
-                return False
-            ((name, value),) = delta.items()
-            # A field the choice already has (a first fragment may be a vendor field to report).
-            if type(value) is not str or name not in state.lengths or name not in _FAST_DELTA_KEYS:
-                return False
-        except (KeyError, TypeError, AttributeError):
-            return False
-        self.chunks += 1
-        state.deltas += 1
-        if value:
-            state.lengths[name] += len(value)
-            if self.keep_texts:
-                state.texts[name].append(value)
-        return True
+    # The hot path and the run it may start (checker/dialects/chat/fast_path.py), bound as methods.
+    try_fast = fast_path.try_fast
+    run_spec = fast_path.run_spec
 
     def _append(self, state: Choice, name: str, value: str) -> None:
         state.lengths[name] = state.lengths.get(name, 0) + len(value)

@@ -1,0 +1,269 @@
+"""Runs of near-identical events: the engine's shortcut for the next delta of a run, decided on its bytes.
+
+Most events of a long stream are deltas into the same open part, and their data differ from the previous
+delta's only in the text (and, in Responses, the sequence number): ``{"id":"chatcmpl-1",…,"delta":{"content":
+" w00"},…}``. When a machine's hot path has taken such an event, it may offer a *run* (``Machine.run_spec``):
+the path of the string the next event of the run may change, the path of an integer it may change, the paths
+of strings it ignores (OpenAI's random ``obfuscation``), and ``take(text, number)``, which applies such an event
+exactly as ``try_fast`` would (True) or changes nothing (False). The engine then matches the next events'
+bytes against a :class:`Template` made of the first event's bytes with those values as holes, and an event
+that matches is taken without parsing, hazard checks, schema validation or ``try_fast``.
+
+Why a match gives the same findings as the full pipeline (tests/test_engine_paths.py checks it on the corpus):
+
+* A hole matches only a whole JSON token of its kind: a string body without ``"``, ``\\`` or control
+  characters (between quotes that are part of the template), or an integer of at most 15 digits without a
+  leading zero (between punctuation). Swapping one token for another of the same kind changes no other
+  token, so the event parses to the template event's object with those values replaced, at the same paths;
+  building checks the paths by parsing the template filled with other values (:func:`build`).
+* So the event has the template event's keys (no repeated key, no ``error``), its nesting depth, its type
+  and SSE event name (part of the template), and no number beyond 2^53 (the hole has at most 15 digits, the
+  rest are the template event's bytes, which had no 16-digit run); the data is UTF-8 (the decoder validated
+  or repaired it).
+* Its schema verdict is the template event's (valid): the schema puts no constraint on a hole's value beyond
+  its JSON type (:func:`free_in_schema`, read from the schema documents, refusing any keyword that could).
+* The machine's state since the template event changed only by ``take``, which keeps what ``try_fast``
+  compared (each machine's ``run_spec`` says why), so ``take`` does what ``try_fast`` would.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urljoin
+
+import orjson
+
+from checker.dialects.runs import JsonPath, RunSpec, Take
+from checker.schema_files import BASE_URI, document
+
+_TEXT_HOLE = rb'([^"\\\x00-\x1f]*)'
+_NUMBER_HOLE = rb"(0|[1-9][0-9]{0,14})"
+_NOT_IN_NUMBER = rb"(?![0-9.eE])"
+_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "default", "examples",
+                          "deprecated", "readOnly", "writeOnly", "$defs", "definitions"})
+# Keywords of an object or array on the path that look at other members or the count, never at the hole's value.
+_OBJECT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "minProperties",
+                              "maxProperties"})
+_ARRAY_KEYWORDS = frozenset({"type", "items", "minItems", "maxItems"})
+_LEAF_TYPES = {"text": frozenset({"string"}), "number": frozenset({"integer", "number"})}
+
+
+class Template:
+    """The bytes of a run's next event, with holes; ``apply(data)`` takes a matching event (True) or does
+    nothing (False: the event goes the usual way)."""
+
+    __slots__ = ("name", "apply", "built_at")
+
+    def __init__(self, name: str | None, apply: Callable[[bytes], bool], built_at: int) -> None:
+        self.name = name  # the SSE event name the run's events carry
+        self.apply = apply
+        self.built_at = built_at  # the index of the event it was made from
+
+
+class RunTemplates:
+    """One stream's templates: made on request, with a back-off when they keep failing at once (a stream
+    whose events differ in more than the holes would otherwise pay for a template per event)."""
+
+    def __init__(self, schema_set: Any, spec: Callable[[dict[str, Any]], RunSpec | None] | None) -> None:
+        self._name = getattr(schema_set, "name", None) if hasattr(schema_set, "_event_validators") else None
+        self._spec = spec if self._name is not None else None
+        self._skip = 0  # template requests still to refuse
+        self._backoff = 1
+        self.enabled = self._spec is not None
+
+    def start(self, index: int, data: bytes, obj: dict[str, Any], name: str | None, etype: str) -> Template | None:
+        """A template from event ``index`` (its data and object), which the hot path just took, or None."""
+        if self._skip:
+            self._skip -= 1
+            return None
+        spec = self._spec(obj) if self._spec is not None else None
+        if spec is None:
+            return None
+        text, number, ignored, take = spec
+        if not all(free_in_schema(self._name, etype, path, "text") for path in (text, *ignored)) or \
+                (number is not None and not free_in_schema(self._name, etype, number, "number")):
+            return None
+        apply = build(data, obj, text, number, ignored, take)
+        return None if apply is None else Template(name, apply, index)
+
+    def dropped(self, template: Template, index: int) -> None:
+        """``template`` failed on event ``index``: if that was the first event after it, back off."""
+        if index == template.built_at + 1:
+            self._skip, self._backoff = self._backoff, min(self._backoff * 2, 256)
+        else:
+            self._backoff = 1
+
+
+def build(data: bytes, obj: dict[str, Any], text: JsonPath, number: JsonPath | None,
+          ignored: tuple[JsonPath, ...], take: Take) -> Callable[[bytes], bool] | None:
+    """The matcher of ``data`` (whose object is ``obj``) with holes at the given paths, or None when a hole
+    cannot be placed for sure (a value written with escapes, a key met twice, a path that does not check)."""
+    holes: list[tuple[int, int, str, JsonPath]] = []  # (start, end, kind, path) of each value's bytes
+    for kind, path in [("text", text), *(("text", p) for p in ignored if _get(obj, p) is not None),
+                       *([("number", number)] if number is not None else [])]:
+        span = _span(data, obj, path, kind)
+        if span is None:
+            return None
+        holes.append((*span, kind, path))
+    holes.sort()
+    if any(a[1] > b[0] for a, b in zip(holes, holes[1:])):
+        return None
+    pattern, at = [], 0
+    for start, end, kind, _ in holes:
+        pattern += [re.escape(data[at:start]), _TEXT_HOLE if kind == "text" else _NUMBER_HOLE]
+        at = end
+    pattern.append(re.escape(data[at:]))
+    compiled = re.compile(b"".join(pattern), re.DOTALL)
+    if not _checks(compiled, data, obj, holes):
+        return None
+    groups = [path for _, _, _, path in holes]
+    return _applier(compiled.fullmatch, take, groups.index(text) + 1,
+                    None if number is None else groups.index(number) + 1)
+
+
+def _applier(match: Callable[[bytes], re.Match[bytes] | None], take: Take, text: int,
+             number: int | None) -> Callable[[bytes], bool]:
+    if number is None:
+        def apply(data: bytes) -> bool:
+            m = match(data)
+            return m is not None and take(m[text].decode("utf-8"), None)
+    else:
+        def apply(data: bytes) -> bool:
+            m = match(data)
+            return m is not None and take(m[text].decode("utf-8"), int(m[number]))
+    return apply
+
+
+def _span(data: bytes, obj: dict[str, Any], path: JsonPath, kind: str) -> tuple[int, int] | None:
+    """Where the value at ``path`` is written in ``data`` (without a string's quotes), found as its key followed
+    by the value orjson writes for it, met exactly once; None otherwise."""
+    value = _get(obj, path)
+    if not path or not isinstance(path[-1], str):
+        return None
+    key = orjson.dumps(path[-1]) + b":"
+    if kind == "text":
+        if type(value) is not str:
+            return None
+        written = orjson.dumps(value)
+        found = [m.start() for m in re.finditer(re.escape(key + written), data)]
+        if len(found) != 1 or re.fullmatch(_TEXT_HOLE, written[1:-1]) is None:
+            return None
+        start = found[0] + len(key) + 1
+        return start, start + len(written) - 2
+    if type(value) is not int or not 0 <= value < 10**15 - 1:
+        return None
+    found = [m.start() for m in re.finditer(re.escape(key + str(value).encode()) + _NOT_IN_NUMBER, data)]
+    if len(found) != 1:
+        return None
+    start = found[0] + len(key)
+    return start, start + len(str(value))
+
+
+def _checks(compiled: re.Pattern[bytes], data: bytes, obj: dict[str, Any],
+            holes: list[tuple[int, int, str, JsonPath]]) -> bool:
+    """The template gives back ``data``, and filled with other values parses to ``obj`` with exactly those
+    values at the holes' paths (so each hole is the value at its path, not some other token)."""
+    if compiled.fullmatch(data) is None:
+        return False
+    filled, expected, at = [], orjson.loads(data), 0
+    for n, (start, end, kind, path) in enumerate(holes):
+        other: Any = f"{_get(obj, path)}~{n}" if kind == "text" else _get(obj, path) + 1
+        filled += [data[at:start], (other if kind == "text" else str(other)).encode()]
+        _set(expected, path, other)
+        at = end
+    filled.append(data[at:])
+    joined = b"".join(filled)
+    try:
+        return compiled.fullmatch(joined) is not None and orjson.loads(joined) == expected
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _get(obj: Any, path: JsonPath) -> Any:
+    for step in path:
+        try:
+            obj = obj[step]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return obj
+
+
+def _set(obj: Any, path: JsonPath, value: Any) -> None:
+    for step in path[:-1]:
+        obj = obj[step]
+    obj[path[-1]] = value
+
+
+# -- the schema side ------------------------------------------------------------------------------------
+
+_FREE: dict[tuple[str, str, JsonPath, str], bool] = {}
+
+
+def free_in_schema(schema_set: str, etype: str, path: JsonPath, kind: str) -> bool:
+    """Whether the event schema of ``etype`` in ``schema_set`` accepts any value of ``kind`` ("text": a string,
+    "number": an integer) at ``path`` once it accepted one: every schema on the way looks only at members,
+    items and counts, and the value's own schema only at its JSON type. Unsure is False."""
+    key = (schema_set, etype, path, kind)
+    found = _FREE.get(key)
+    if found is None:
+        try:
+            found = _FREE[key] = _free(f"{BASE_URI}{schema_set}/events/{etype}.json", path, kind)
+        except (ValueError, KeyError, TypeError, RecursionError):
+            found = _FREE[key] = False
+    return found
+
+
+def _resolve(schema: Any, base: str) -> tuple[dict[str, Any], str] | None:
+    """``schema`` with a lone ``$ref`` followed (to another file; a fragment is refused), and its base URI."""
+    for _ in range(8):
+        if not isinstance(schema, dict):
+            return None
+        base = urljoin(base, schema.get("$id", ""))
+        ref = schema.get("$ref")
+        if ref is None:
+            return schema, base
+        if set(schema) - _ANNOTATIONS != {"$ref"} or not isinstance(ref, str) or "#" in ref:
+            return None
+        base = urljoin(base, ref)
+        schema = document(base)
+    return None
+
+
+def _free(uri: str, path: JsonPath, kind: str) -> bool:
+    resolved = _resolve(document(uri), uri)
+    for step in path:
+        if resolved is None:
+            return False
+        schema, base = resolved
+        if isinstance(step, str):
+            if not set(schema) - _ANNOTATIONS <= _OBJECT_KEYWORDS:
+                return False
+            props = schema.get("properties", {})
+            if step in props:
+                resolved = _resolve(props[step], base)
+            elif schema.get("additionalProperties", True) is True:
+                return True  # an undeclared member: never checked
+            else:
+                resolved = _resolve(schema["additionalProperties"], base)
+        else:
+            if not set(schema) - _ANNOTATIONS <= _ARRAY_KEYWORDS:
+                return False
+            resolved = _resolve(schema.get("items", {}), base)
+    return resolved is not None and _free_leaf(resolved[0], kind)
+
+
+def _free_leaf(schema: dict[str, Any], kind: str) -> bool:
+    """Any value of ``kind`` is valid: a ``type`` that admits it and nothing else, or an ``anyOf`` of such
+    schemas of which one admits it."""
+    rest = set(schema) - _ANNOTATIONS
+    if not rest:
+        return True
+    if rest == {"type"}:
+        kinds = schema["type"]
+        return bool(_LEAF_TYPES[kind] & set([kinds] if isinstance(kinds, str) else kinds))
+    if rest == {"anyOf"} and isinstance(schema["anyOf"], list):
+        branches = [b for b in schema["anyOf"] if isinstance(b, dict) and set(b) - _ANNOTATIONS == {"type"}]
+        return len(branches) == len(schema["anyOf"]) and any(_free_leaf(b, kind) for b in branches)
+    return False

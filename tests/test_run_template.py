@@ -1,0 +1,129 @@
+"""Run templates (checker/run_template.py) change no finding: streams whose deltas carry every kind of text
+(quotes, escapes, control characters, digits, colons, brackets, non-ASCII) and chunks that break the run
+give the same result with and without them, and the schema reading behind them refuses what it should."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checker.engine import LintResult, StreamLinter
+from checker.run_template import RunTemplates, build, free_in_schema
+from checker.synth import ChatStreamBuilder, encode_chat
+
+_TEXTS = st.one_of(
+    st.sampled_from([" w00", "", "\"", "\\", "\\n", "a:b", "{[", "1234567890123456", "é", "\u2028", "\x01", "💥",
+                     "\\u00e9", "}", "\"x\":1"]),
+    st.text(max_size=12),
+)
+
+
+def _lint(data: bytes, *, chunk: int = 97, **options: Any) -> LintResult:
+    linter = StreamLinter(**options)
+    for start in range(0, len(data), chunk):
+        linter.feed(data[start:start + chunk])
+    return linter.close()
+
+
+def _same(a: LintResult, b: LintResult) -> None:
+    assert a.findings == b.findings
+    assert (a.events, a.bytes, a.terminals, a.response_id, a.texts) == (b.events, b.bytes, b.terminals,
+                                                                        b.response_id, b.texts)
+
+
+def _edit(chunks: list[dict[str, Any]], edits: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    """Chunks with some broken: an id changed, a role repeated, a finish_reason early, a key in another order,
+    an obfuscation field, a vendor reasoning field."""
+    chunks = [orjson.loads(orjson.dumps(c)) for c in chunks]
+    for at, how in edits:
+        chunk = chunks[at % len(chunks)]
+        choice = (chunk.get("choices") or [{}])[0]
+        if how == "id":
+            chunk["id"] = "chatcmpl-other"
+        elif how == "role" and "delta" in choice:
+            choice["delta"]["role"] = "assistant"
+        elif how == "finish" and "delta" in choice:
+            choice["finish_reason"] = "stop"
+        elif how == "order":
+            chunks[at % len(chunks)] = dict(reversed(list(chunk.items())))
+        elif how == "obfuscation":
+            chunk["obfuscation"] = f"x{at}"
+        elif how == "reasoning" and "delta" in choice:
+            choice["delta"] = {"reasoning_content": choice["delta"].get("content", "")}
+    return chunks
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(_TEXTS, min_size=1, max_size=25),
+       edits=st.lists(st.tuples(st.integers(0, 40), st.sampled_from(["id", "role", "finish", "order", "obfuscation",
+                                                                   "reasoning"])), max_size=3),
+       chunk=st.sampled_from([7, 97, 4096]))
+def test_chat_runs_change_nothing(texts: list[str], edits: list[tuple[int, str]], chunk: int) -> None:
+    chunks = _edit(list(ChatStreamBuilder().text(texts).chunks()), edits)
+    data = encode_chat(chunks)
+    with_runs = _lint(data, chunk=chunk, keep_texts=True)
+    patch = pytest.MonkeyPatch()
+    try:
+        patch.setattr(RunTemplates, "start", lambda *args: None)
+        without = _lint(data, chunk=chunk, keep_texts=True)
+    finally:
+        patch.undo()
+    _same(with_runs, without)
+
+
+def test_runs_are_taken_and_agree_on_a_long_chat_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the test above: the templates are used at all (a run of plain deltas, with obfuscation)."""
+    applied: list[bool] = []
+    original = RunTemplates.start
+
+    def spy(self: RunTemplates, *args: Any) -> Any:
+        template = original(self, *args)
+        if template is not None:
+            inner = template.apply
+            template.apply = lambda data: applied.append(inner(data)) or applied[-1]  # type: ignore[method-assign]
+        return template
+
+    builder = ChatStreamBuilder().text([f" w{i}" for i in range(200)])
+    chunks = [{**c, "obfuscation": "abc"} for c in builder.chunks()]
+    data = encode_chat(chunks)
+    monkeypatch.setattr(RunTemplates, "start", spy)
+    fast = _lint(data, keep_texts=True)
+    assert sum(applied) >= 190
+    monkeypatch.setattr(RunTemplates, "start", lambda *args: None)
+    _same(fast, _lint(data, keep_texts=True))
+
+
+@pytest.mark.parametrize(("schema_set", "etype", "path", "kind", "free"), [
+    ("chat", "chat.completion.chunk", ("choices", 0, "delta", "content"), "text", True),
+    ("chat", "chat.completion.chunk", ("choices", 0, "delta", "reasoning_content"), "text", True),
+    ("chat", "chat.completion.chunk", ("obfuscation",), "text", True),
+    ("chat", "chat.completion.chunk", ("choices", 0, "delta", "role"), "text", False),  # an enum
+    ("chat", "chat.completion.chunk", ("object",), "text", False),  # an enum
+    ("chat", "chat.completion.chunk", ("choices", 0, "finish_reason"), "text", False),
+    ("openai", "response.output_text.delta", ("delta",), "text", True),
+    ("openai", "response.output_text.delta", ("sequence_number",), "number", True),
+    ("openai", "response.output_text.delta", ("type",), "text", False),
+    ("openai", "response.output_text.delta", ("delta",), "number", False),
+])
+def test_free_in_schema(schema_set: str, etype: str, path: tuple[Any, ...], kind: str, free: bool) -> None:
+    assert free_in_schema(schema_set, etype, path, kind) is free
+
+
+def test_a_hole_is_placed_only_where_it_is_sure() -> None:
+    take = lambda text, number: True  # noqa: E731
+    obj = {"a": {"t": "x"}, "b": {"t": "x"}}
+    data = orjson.dumps(obj)
+    assert build(data, obj, ("a", "t"), None, (), take) is None  # written twice: which one is the hole?
+    obj = {"t": "é\n"}
+    assert build(orjson.dumps(obj), obj, ("t",), None, (), take) is None  # an escape in the template's value
+    obj = {"n": 5, "m": 55, "t": "x"}
+    apply = build(orjson.dumps(obj), obj, ("t",), ("n",), (), take)
+    assert apply is not None
+    assert apply(b'{"n":7,"m":55,"t":"yz"}')
+    assert not apply(b'{"n":07,"m":55,"t":"yz"}')  # not a JSON number
+    assert not apply(b'{"n":7,"m":55,"t":"y\\"z"}')  # an escape: the usual path
+    assert not apply(b'{"n":1234567890123456,"m":55,"t":"y"}')  # 16 digits: the usual path
