@@ -67,7 +67,8 @@ class RunTemplates:
     whose events differ in more than the holes would otherwise pay for a template per event)."""
 
     def __init__(self, schema_set: Any, spec: Callable[[dict[str, Any]], RunSpec | None] | None) -> None:
-        self._name = getattr(schema_set, "name", None) if hasattr(schema_set, "_event_validators") else None
+        name = getattr(schema_set, "name", None) if hasattr(schema_set, "_event_validators") else None
+        self._name: str | None = name if isinstance(name, str) else None
         self._spec = spec if self._name is not None else None
         self._skip = 0  # template requests still to refuse
         self._backoff = 1
@@ -79,11 +80,12 @@ class RunTemplates:
             self._skip -= 1
             return None
         spec = self._spec(obj) if self._spec is not None else None
-        if spec is None:
+        schema_set = self._name
+        if spec is None or schema_set is None:
             return None
         text, number, ignored, take = spec
-        if not all(free_in_schema(self._name, etype, path, "text") for path in (text, *ignored)) or \
-                (number is not None and not free_in_schema(self._name, etype, number, "number")):
+        if not all(free_in_schema(schema_set, etype, path, "text") for path in (text, *ignored)) or \
+                (number is not None and not free_in_schema(schema_set, etype, number, "number")):
             return None
         apply = build(data, obj, text, number, ignored, take)
         return None if apply is None else Template(name, apply, index)
