@@ -32,9 +32,10 @@ __all__ = ["CAPTURE_SUFFIX", "COMPRESSED_SUFFIXES", "READ_BLOCK", "capture_stem"
            "load_json_sidecar", "read_chunks", "request_for", "sidecar"]
 
 
-def expand(paths: list[str], *, compressed: bool = False) -> list[Path | str]:
+def expand(paths: list[str], *, compressed: bool = False, transcripts: bool = False) -> list[Path | str]:
     """Files as given, directories expanded to their ``*.sse`` files (sorted); ``-`` is stdin. With
-    ``compressed``, directories also give their ``*.sse.gz``/``*.sse.zst``; a URL (``s3://bucket/dir``) is
+    ``compressed``, directories also give their ``*.sse.gz``/``*.sse.zst``, with ``transcripts`` their
+    WebSocket transcripts ``*.ws.jsonl`` (checker/ws_transcript.py); a URL (``s3://bucket/dir``) is
     expanded the same way through fsspec and stays a string."""
     found: list[Path | str] = []
     for raw in paths:
@@ -52,7 +53,8 @@ def expand(paths: list[str], *, compressed: bool = False) -> list[Path | str]:
         if not os.access(path, os.R_OK):
             raise UsageError(f"{raw}: Permission denied")
         if path.is_dir():
-            patterns = (CAPTURE_SUFFIX, *COMPRESSED_SUFFIXES) if compressed else (CAPTURE_SUFFIX,)
+            patterns: tuple[str, ...] = (CAPTURE_SUFFIX, *COMPRESSED_SUFFIXES) if compressed else (CAPTURE_SUFFIX,)
+            patterns += (".ws.jsonl",) if transcripts else ()
             files = sorted(p for pattern in patterns for p in path.rglob(f"*{pattern}") if p.is_file())
             if not files:
                 raise UsageError(f"no {CAPTURE_SUFFIX} captures found in {raw}")

@@ -20,6 +20,7 @@ from checker.exchange_meta import ExchangeMeta
 
 if TYPE_CHECKING:  # imported where a probe's capture needs it: a plain lint does not pay for the HTTP checks
     from checker.http_checks import ExchangeLinter
+    from checker.ws_checks import WebSocketLinter
 
 
 @dataclass(slots=True, frozen=True)
@@ -63,9 +64,15 @@ def sidecars(source: Path | str) -> tuple[dict[str, Any] | None, Any]:
     return request_for(path), meta
 
 
-def make_linter(request: dict[str, Any] | None, meta: Any, options: dict[str, Any]) -> StreamLinter | ExchangeLinter:
+def make_linter(request: dict[str, Any] | None, meta: Any, options: dict[str, Any],
+                source: Path | str | None = None) -> StreamLinter | ExchangeLinter | WebSocketLinter:
     """The engine for one capture; for a capture saved by ``sse-check probe`` (an ``X.meta.json`` recording
-    its HTTP exchange), the engine plus the HTTP checks, so that lint reports what the probe reported."""
+    its HTTP exchange), the engine plus the HTTP checks, so that lint reports what the probe reported; for
+    a WebSocket transcript (``X.ws.jsonl``, named by ``source``), the WebSocket checks."""
+    if source is not None and str(source).endswith(".ws.jsonl"):
+        from checker.ws_checks import WebSocketLinter
+
+        return WebSocketLinter(name=source_name(source), **options)
     if meta is not None:
         from checker.http_checks import ExchangeLinter, is_probe_meta  # a sidecar: maybe a probe's capture
 
@@ -75,11 +82,11 @@ def make_linter(request: dict[str, Any] | None, meta: Any, options: dict[str, An
 
 
 def linter_for(source: Path | str, request: dict[str, Any] | None,
-               options: dict[str, Any]) -> StreamLinter | ExchangeLinter:
+               options: dict[str, Any]) -> StreamLinter | ExchangeLinter | WebSocketLinter:
     """The engine for one capture as ``sse-check lint`` runs it (with the HTTP checks for a capture saved by
     ``sse-check probe``): for the commands and the pytest plugin that lint a capture themselves."""
     meta = None if source == "-" else sidecars(source)[1]
-    return make_linter(request, meta, options)
+    return make_linter(request, meta, options, source)
 
 
 def exchange_info(meta: Any) -> dict[str, Any]:
@@ -114,7 +121,7 @@ def run_job(job: Job) -> Done:
         request, meta = sidecars(job.source)
         if job.forced_request:
             request = job.request
-        linter = make_linter(request, meta, job.options)
+        linter = make_linter(request, meta, job.options, job.source)
         held = bytearray() if job.oracle is not None else None  # the oracle needs the whole capture
         for chunk in read_chunks(job.source):
             linter.feed(chunk)
@@ -127,7 +134,7 @@ def run_job(job: Job) -> Done:
             raise
         return Done(name, error=f"{name}: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}")
     done = Done(name, result=linter.close())
-    if not isinstance(linter, StreamLinter):  # an ExchangeLinter: the text report words a saved probe's answer as probe did
+    if hasattr(linter, "meta"):  # an ExchangeLinter: the text report words a saved probe's answer as probe did
         done.exchange = exchange_info(linter.meta)
     if job.oracle is not None and held is not None:
         done.oracles = {job.oracle: _oracle(job.oracle)(bytes(held))}

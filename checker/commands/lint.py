@@ -117,7 +117,7 @@ def run(opts: LintOptions) -> int:
     forced_request = None
     if opts.request:
         forced_request = load_json_sidecar(Path(opts.request), "--request")
-    sources = expand(list(opts.paths), compressed=True)
+    sources = expand(list(opts.paths), compressed=True, transcripts=True)
     if opts.oracle:
         _oracle(opts.oracle)  # an unavailable client is a usage error before any work
     jobs = _jobs(opts, len(sources))

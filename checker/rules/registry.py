@@ -34,6 +34,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "RPL": ("replay", "what a client sends back of earlier turns: reasoning items, reasoning_content, prefix-cache reuse"),
     "ANT": ("anthropic messages", "the Anthropic Messages stream: message_start, content blocks and their deltas, "
                                   "message_delta, message_stop"),
+    "WSK": ("websocket", "the Responses API's WebSocket mode: text frames, one event per message, close codes, the "
+                         "error event, one response at a time, continuation"),
 }
 
 
