@@ -101,6 +101,7 @@ class _Response:
     skipped: str | None = None
     result: LintResult | None = None
     line: int = 0
+    expect: str = "stream"  # "error": an error event is the right answer (a scenario sending a bad request)
 
     @property
     def label(self) -> str:
@@ -163,6 +164,11 @@ class WebSocketLinter:
         self._result = self._lint_result()
         return self._result
 
+    @property
+    def idle(self) -> bool:
+        """No response asked for is still open: the next ``response.create`` may be sent."""
+        return all(r.ended for r in self.responses)
+
     def outcomes(self) -> list[ResponseOutcome]:
         """Each response's own verdict (after :meth:`close`): the engine's findings of its events."""
         return [ResponseOutcome(r.number, r.scenario, r.created_id, r.result.terminal if r.result else None,
@@ -202,7 +208,8 @@ class WebSocketLinter:
         response = _Response(number=len(self.responses) + 1, scenario=str(record.fields.get("scenario") or ""),
                              request=request, linter=MessageLinter(request=request, dialect="responses",
                                                                    **self.options),
-                             previous=previous if isinstance(previous, str) else None, line=record.line)
+                             previous=previous if isinstance(previous, str) else None, line=record.line,
+                             expect=str(record.fields.get("expect") or "stream"))
         self.responses.append(response)
         self.waiting.append(response)
 
@@ -294,7 +301,9 @@ class WebSocketLinter:
             response.skipped = f"the replay server has no capture for it: {message}"
             self._end(response, discard=True)
             return
-        if response.previous is not None and response.previous in self.ids and code == "previous_response_not_found":
+        if response.expect == "error":
+            pass  # the answer asked for: its shape is all there is to check
+        elif response.previous is not None and response.previous in self.ids and code == "previous_response_not_found":
             self._emit(wsk.CONTINUATION_REFUSED.finding(_at(record, "error"), previous=response.previous,
                                                         error=_words(code, message)), out)
         else:

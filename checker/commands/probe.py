@@ -73,6 +73,9 @@ any other header. Secrets never appear in the report or in saved files.
 --save DIR writes NAME.sse (the raw body, also when cut short) and
 NAME.meta.json (request, status, headers, timings, how it ended) per
 scenario; `sse-check lint DIR` then reports exactly the same findings.
+--transport websocket runs the Responses scenarios over one WebSocket
+connection to ws(s)://…/v1/responses instead (docs/websocket.md); a server
+without the WebSocket mode is one "unsupported" line.
 --replay runs the live replay instead of the scenarios, as
 `sse-check replay --live URL` does.
 
@@ -110,6 +113,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     conn.add_argument("--insecure", action="store_true", help="do not verify TLS certificates (prints a warning)")
     conn.add_argument("--concurrency", type=positive_count, default=1, metavar="N", help="scenarios run at once (default: 1)")
     conn.add_argument("--save", metavar="DIR", help="save NAME.sse and NAME.meta.json per scenario in DIR")
+    conn.add_argument("--transport", choices=("sse", "websocket"), default="sse",
+                      help="sse (default): one POST per scenario; websocket: the Responses scenarios over one "
+                           "WebSocket connection (docs/websocket.md)")
     conn.add_argument("--no-progress", action="store_true", help="no progress display (it is shown only on a terminal)")
     limits = parser.add_argument_group(
         "timeouts", "Each one is a finding when hit. The caps are --max-bytes and --max-events\n"
@@ -145,6 +151,7 @@ class ProbeOptions:
     api_key_env: str | None = None
     insecure: bool = False
     save: str | None = None
+    transport: str = "sse"  # --transport websocket: checker.commands.probe_ws
     limits: ProbeLimits = ProbeLimits()
     engine: EngineArgs = EngineArgs()
 
@@ -172,7 +179,7 @@ def options(args: argparse.Namespace) -> ProbeOptions:
                         scenario_files=tuple(args.scenario_file), list_scenarios=args.list_scenarios,
                         replay=args.replay, concurrency=args.concurrency, progress=not args.no_progress,
                         headers=tuple(args.header), api_key_env=args.api_key_env, insecure=args.insecure,
-                        save=args.save, limits=limits, engine=engine)
+                        save=args.save, transport=args.transport, limits=limits, engine=engine)
 
 
 def parse_apis(values: list[str]) -> tuple[str, ...]:
@@ -203,6 +210,10 @@ def run(opts: ProbeOptions) -> int:
     config = dataclasses.replace(probe_config(connection), engine=engine_options(opts.engine))
     if opts.replay:
         return _replay(opts, config)
+    if opts.transport == "websocket":
+        from checker.commands import probe_ws
+
+        return probe_ws.run(opts, config, chosen)
     gate = baseline_run(opts.engine)
     report = report_options(opts.engine, command="probe")
     shown_url = config.redactor.url(config.url)

@@ -136,7 +136,8 @@ def run(opts: ServeOptions) -> int:
     url_host = f"[{host}]" if ":" in host else host
     announce = f"serving {len(catalogue)} captures on http://{url_host}:{port}"
     configure_logging("sse-check serve", verbose=opts.log)
-    server = make_server(replayer.app, announce=announce, access_log=opts.log, on_shutdown=replayer.close)
+    server = make_server(replayer.app, announce=announce, access_log=opts.log, on_shutdown=replayer.close,
+                         websocket=True)
     try:
         server.run(sockets=[sock])
     finally:

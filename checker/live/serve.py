@@ -54,6 +54,7 @@ from checker.captures import CAPTURE_SUFFIX, expand, request_for
 from checker.errors import UsageError
 from checker.live import adapters
 from checker.live.faults import FAULT_HEADER, FaultError, Faults, body_chunks, parse_header, retry_after, status_error
+from checker.live.serve_ws import websocket_routes  # the WebSocket mode of /v1/responses (docs/websocket.md)
 
 SCENARIO_HEADER = "x-sse-check-scenario"
 SELECTED_BY_HEADER = "x-sse-check-selected-by"
@@ -419,6 +420,7 @@ class Replayer:
                 Route("/v1/models", self._models, methods=["GET"]),
                 Route("/models", self._models, methods=["GET"]),
                 Route("/health", self._health, methods=["GET"]),
+                *websocket_routes(self),
             ],
             exception_handlers={HTTPException: self._http_error},
         )

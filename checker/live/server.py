@@ -47,9 +47,12 @@ def make_server(
     on_shutdown: Callable[[], None],
     after_shutdown: Callable[[], Awaitable[None]] | None = None,
     date_header: bool = True,
+    websocket: bool = False,
 ) -> Any:
-    """A uvicorn server for ``app`` (h11, no lifespan, no Server header: the recorded or upstream one is sent)."""
+    """A uvicorn server for ``app`` (h11, no lifespan, no Server header: the recorded or upstream one is sent);
+    with ``websocket``, WebSocket upgrades too (the websockets package; serve's WebSocket mode)."""
     import uvicorn
+    from uvicorn.config import WS_PROTOCOLS
 
     class Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -80,7 +83,7 @@ def make_server(
     config = uvicorn.Config(
         app,
         http="h11",
-        ws="none",
+        ws=("websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets") if websocket else "none",
         lifespan="off",
         log_config=None,
         access_log=access_log,

@@ -1,0 +1,83 @@
+"""``sse-check probe BASE_URL --model M --transport websocket``: the Responses scenarios over one WebSocket connection.
+
+The probing is :mod:`checker.live.ws_probe`; the verdict is the lint of the connection's transcript
+(checker/ws_checks.py), reported through the same reporters as ``lint`` as one result named after the
+saved transcript, ``websocket.ws.jsonl``: ``sse-check lint`` of the file saved by ``--save`` reports the
+same findings. A server that refuses the WebSocket upgrade does not offer the mode: one line on stdout
+("unsupported"), exit 0, no report; the Chat Completions and Messages dialects have no WebSocket mode,
+so only Responses scenarios run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from checker.commands.common import baseline_run, finish_baseline, open_output, report_options, warn_unmatched_baseline
+from checker.errors import UsageError
+from checker.live.probe import ProbeConfig, ProbeLintResult
+from checker.live.scenarios import Scenario
+from checker.live.ws_probe import SAVED_NAME, WsProbeResult, probe_websocket
+from checker.ws_checks import NORMAL_CLOSE, describe_close
+from checker.live.reports import reporter_for
+from checker.report import Summary
+
+TRANSPORTS = ("sse", "websocket")
+
+
+def websocket_scenarios(chosen: Sequence[Scenario]) -> list[Scenario]:
+    """The scenarios a WebSocket connection can carry: Responses requests that stream or must be refused."""
+    return [s for s in chosen if s.api in (None, "responses") and s.expect in ("stream", "error")]
+
+
+def connection_facts(outcome: WsProbeResult) -> dict[str, Any]:
+    """What the reporters show of the connection (``ProbeLintResult.http``): the upgrade, how it ended, and
+    each response's scenario, id, terminal event and findings."""
+    close = (outcome.close or {})
+    received = close.get("received")
+    normal = isinstance(received, list) and bool(received) and received[0] in NORMAL_CLOSE
+    ending = {"kind": "complete" if normal else "closed", "detail": "" if normal else describe_close(close)}
+    responses = [{"scenario": o.scenario, "response_id": o.response_id, "terminal": o.terminal,
+                  "skipped": o.skipped, "findings": len(o.findings)} for o in outcome.outcomes or []]
+    return {"transport": "websocket", "url": outcome.url, "status": 101, "ending": ending, "responses": responses,
+            "saved": outcome.saved}
+
+
+def run(opts: object, config: ProbeConfig, chosen: Sequence[Scenario]) -> int:
+    """Probe, report, and return the exit code (as ``probe``: 0 clean, 1 findings at --fail-on, 2 usage)."""
+    engine = getattr(opts, "engine")
+    scenarios = websocket_scenarios(chosen)
+    if not scenarios:
+        raise UsageError("--transport websocket: no Responses scenario chosen (the WebSocket mode is the "
+                         "Responses API's only)")
+    outcome = asyncio.run(probe_websocket(config, scenarios))
+    if outcome.unsupported is not None:
+        print(f"websocket: unsupported: {outcome.unsupported}")
+        return 0
+    assert outcome.result is not None
+    gate = baseline_run(engine)
+    report = report_options(engine, command="probe")
+    report.extra = {"target": {"url": outcome.url, "model": config.redactor.text(config.model),
+                               "apis": ["responses"], "transport": "websocket"},
+                    "skipped": [{"scenario": o.scenario, "reason": o.skipped}
+                                for o in outcome.outcomes or [] if o.skipped],
+                    "not_served": []}
+    summary = Summary()
+    with open_output(engine.output) as stream:
+        reporter = reporter_for("probe", engine.format)(stream, report)
+        reporter.start()
+        result = gate.apply(SAVED_NAME, ProbeLintResult.of(outcome.result, connection_facts(outcome)))
+        failed = summary.add(result, report.fail_on)
+        reporter.file(SAVED_NAME, result)
+        summary.baselined = gate.hidden
+        summary.baseline_note = gate.note()
+        reporter.finish(summary)
+    warn_unmatched_baseline(engine, gate)
+    if outcome.saved:
+        print(f"sse-check: saved {outcome.saved}", file=sys.stderr)
+    if gate.recorded is not None:
+        finish_baseline(engine, gate)
+        return 0
+    return 1 if failed else 0
