@@ -319,7 +319,9 @@ class WebSocketLinter:
         words = describe_close(close)
         unfinished = self._open()
         if unfinished:
-            self._emit(wsk.CLOSED_MID_RESPONSE.finding(_at(record), close=words, response=unfinished[0].label), out)
+            first = unfinished[0]
+            self._emit(wsk.CLOSED_MID_RESPONSE.finding(_at(record), close=words, response=first.label,
+                                                       what="ended" if first.started else "was answered"), out)
         for response in unfinished:
             self._end(response)
         received = close.get("received")

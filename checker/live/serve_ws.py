@@ -49,10 +49,11 @@ FAULTS: dict[str, str] = {
     "close-after": "close the connection after N events of the first response (mid-response)",
     "close-code": "the close code of close-after (default 1011; 1000 is a normal close mid-response)",
     "stall-after": "send nothing more after N events of the first response, without closing",
+    "close-after-response": "close the connection (1000) once the first response is complete: one response a connection",
     "flat-error": "send error events in the SSE stream's flat shape (code, message at the top)",
     "refuse-continuation": "answer previous_response_not_found even for a response of this connection",
 }
-_FLAGS = ("interleave", "flat-error", "refuse-continuation")
+_FLAGS = ("interleave", "flat-error", "refuse-continuation", "close-after-response")
 
 
 class WsFaultError(ValueError):
@@ -69,6 +70,7 @@ class WsFaults:
     close_after: int | None = None
     close_code: int = 1011
     stall_after: int | None = None
+    close_after_response: bool = False
     flat_error: bool = False
     refuse_continuation: bool = False
 
@@ -251,6 +253,9 @@ class _Connection:
             else:
                 await self.ws.send_text(str(payload))
             self.sent_events += 1 if first else 0
+        if first and self.faults.close_after_response:
+            await self.ws.close(code=1000)
+            return False
         return True
 
     async def stall(self) -> None:

@@ -86,8 +86,9 @@ class _Session:
 
     async def send(self, ws: Any, event: dict[str, Any], scenario: str, expect: str = "stream") -> None:
         text = orjson.dumps(event).decode()
-        await ws.send(text)
+        # Recorded first: a request the server closed the connection on is one it left unanswered (WSK004).
         self.record(send=text, scenario=scenario, **({"expect": expect} if expect != "stream" else {}))
+        await ws.send(text)
 
     async def answer(self, ws: Any, label: str) -> bool:
         """Receive until the response asked for has ended; False when the connection ended or a wait ran out."""

@@ -67,8 +67,9 @@ NOT_ONE_EVENT = rule(
 )
 CLOSED_MID_RESPONSE = rule(
     "WSK004", "closed-mid-response", "error",
-    "the connection closed ({close}) before response {response} ended",
-    summary="Flags a connection closed while a response was still streaming (no terminal event yet).",
+    "the connection closed ({close}) before response {response} {what}",
+    summary="Flags a connection closed while a response was still streaming (no terminal event yet), or before "
+            "a response asked for was answered.",
     why="With close code 1000 or 1001 openai-python's event iterator simply ends: the caller gets a response "
         "without its terminal event and no error, a silent truncation. codex fails the turn (\"websocket "
         "closed by server before response.completed\").",

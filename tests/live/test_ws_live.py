@@ -89,6 +89,7 @@ FAULTED = [
     ("interleave", {"WSK007"}),
     ("refuse-continuation", {"WSK008"}),
     ("stall-after=3", {"WSK009"}),
+    ("close-after-response", {"WSK004"}),
     ("swap=4", set()),  # wrong event order: the engine's own rules, below
 ]
 
@@ -146,7 +147,7 @@ def test_a_server_without_the_websocket_mode_is_one_unsupported_line(tmp_path: P
     finally:
         server.shutdown()
         server.server_close()
-    assert report is None and proc.returncode == 0
+    assert report is None and proc.returncode == 0 and not list((tmp_path / "saved").glob("*.ws.jsonl"))
     assert proc.stdout.strip().splitlines() == [proc.stdout.strip()]
     assert proc.stdout.startswith("websocket: unsupported: HTTP 404")
 
@@ -211,3 +212,22 @@ def test_the_docs_name_every_websocket_fault() -> None:
     docs = (ROOT / "docs" / "websocket.md").read_text()
     for name in FAULTS:
         assert f"| `{name}" in docs, name
+
+
+def test_openai_python_meets_the_refused_upgrade_as_websockets_invalid_status() -> None:
+    """What tests/real_server/test_real_llama_websocket.py expects of llama-server, on a server of its kind."""
+    from websockets.exceptions import InvalidStatus
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _NoWebSocket)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    client = openai.OpenAI(base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", api_key="sk-test",
+                           max_retries=0)
+    try:
+        with pytest.raises(InvalidStatus) as refused:
+            with client.responses.connect() as connection:
+                connection.send({"type": "response.create", "model": "m", "input": "hi"})
+                next(iter(connection))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert refused.value.response.status_code == 404

@@ -1,0 +1,41 @@
+"""The WebSocket mode against the real ``llama-server`` (the real-server suite, ``make test-all``): it has no
+WebSocket endpoint, so ``probe --transport websocket`` must say so in one "unsupported" line (exit 0, nothing
+saved), exactly what openai-python's ``client.responses.connect()`` meets: the upgrade refused."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = "tiny-qwen3-random"
+
+
+def test_probe_over_websocket_says_unsupported_in_one_line(real_llama: Any, tmp_path: Path) -> None:
+    saved = tmp_path / "saved"
+    proc = subprocess.run(
+        [sys.executable, "-m", "checker", "probe", real_llama.url, "--model", MODEL, "--transport", "websocket",
+         "--save", str(saved), "--no-progress"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120, env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("websocket: unsupported: HTTP "), proc.stdout
+    assert not list(saved.glob("*.ws.jsonl"))
+
+
+def test_openai_python_meets_the_same_refusal(real_llama: Any) -> None:
+    from websockets.exceptions import InvalidStatus
+
+    client = openai.OpenAI(base_url=real_llama.url + "/v1", api_key="sk-test", max_retries=0)
+    with pytest.raises(InvalidStatus) as refused:
+        with client.responses.connect() as connection:
+            connection.send({"type": "response.create", "model": MODEL, "input": "hi"})
+            next(iter(connection))
+    assert refused.value.response.status_code >= 400  # websockets' InvalidStatus: the upgrade's HTTP answer
