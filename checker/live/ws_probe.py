@@ -142,7 +142,7 @@ async def probe_websocket(config: ProbeConfig, scenarios: Sequence[Scenario], *,
     except InvalidStatus as exc:
         status = exc.response.status_code
         return WsProbeResult(shown, unsupported=f"HTTP {status} {exc.response.reason_phrase} to the WebSocket "
-                                                f"upgrade of {config.redactor.url(config.url_for('responses'))}")
+                                                f"upgrade of {shown}")
     except InvalidHandshake as exc:  # an answer to the upgrade that is no HTTP/1.1 response, a bad header
         raise UsageError(f"the WebSocket upgrade of {shown} failed: {exc}") from None
     except (OSError, TimeoutError) as exc:
