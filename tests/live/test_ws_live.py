@@ -50,13 +50,10 @@ def lint_codes(path: Path) -> list[str]:
     return sorted({f["code"] for f in entry["findings"]})
 
 
-@pytest.fixture(scope="module")
-def ws_server() -> Any:
-    from conftest import start_serve
-
-    server = start_serve(str(PROBE_CAPTURES))
-    yield server
-    server.stop()
+@pytest.fixture
+def ws_server(probe_server: ServerProcess) -> ServerProcess:
+    """The session's ``sse-check serve captures/probe`` (tests/live/conftest.py): its WebSocket mode."""
+    return probe_server
 
 
 def test_a_faithful_server_passes_and_the_saved_transcript_lints_the_same(ws_server: ServerProcess,
