@@ -41,8 +41,10 @@ def connection_facts(outcome: WsProbeResult) -> dict[str, Any]:
     ending = {"kind": "complete" if normal else "closed", "detail": "" if normal else describe_close(close)}
     responses = [{"scenario": o.scenario, "response_id": o.response_id, "terminal": o.terminal,
                   "skipped": o.skipped, "findings": len(o.findings)} for o in outcome.outcomes or []]
+    result = outcome.result
     return {"transport": "websocket", "url": outcome.url, "status": 101, "ending": ending, "responses": responses,
-            "saved": outcome.saved}
+            "bytes": result.bytes if result else 0, "events": result.events if result else 0,
+            "timings": {"total": outcome.seconds}, "saved": outcome.saved}
 
 
 def run(opts: object, config: ProbeConfig, chosen: Sequence[Scenario]) -> int:

@@ -50,6 +50,7 @@ class WsProbeResult:
     transcript: bytes = b""
     saved: str | None = None
     close: dict[str, Any] | None = None  # the transcript's close record
+    seconds: float | None = None  # from the upgrade to the close
 
 
 def ws_url(url: str) -> str:
@@ -159,7 +160,8 @@ async def probe_websocket(config: ProbeConfig, scenarios: Sequence[Scenario], *,
         write_atomic(path, bytes(session.transcript))
         saved = str(path)
     return WsProbeResult(shown, result=result, outcomes=session.linter.outcomes(),
-                         transcript=bytes(session.transcript), saved=saved, close=session.linter.close_record)
+                         transcript=bytes(session.transcript), saved=saved, close=session.linter.close_record,
+                         seconds=round(time.monotonic() - session.started, 4))
 
 
 async def _run(session: _Session, ws: Any, scenarios: Sequence[Scenario], model: str, continuation: bool) -> None:
