@@ -228,3 +228,32 @@ def test_openai_python_meets_the_refused_upgrade_as_websockets_invalid_status() 
         server.shutdown()
         server.server_close()
     assert refused.value.response.status_code == 404
+
+
+# --- the fault table, without sockets ----------------------------------------------------------------------
+
+
+def test_faults_parse_by_name_and_a_bad_one_is_named() -> None:
+    from checker.live.serve_ws import WsFaultError, WsFaults, parse_ws_faults
+
+    assert parse_ws_faults("") == WsFaults()
+    assert parse_ws_faults("binary; close-after=5 ;close-code=1000;flat-error") == WsFaults(
+        binary=1, close_after=5, close_code=1000, flat_error=True)
+    for bad, words in (("explode", "unknown fault"), ("join=x", "not a whole number"), ("close-code=7", "range")):
+        with pytest.raises(WsFaultError, match=words):
+            parse_ws_faults(bad)
+
+
+def test_frames_apply_each_fault_to_the_events_of_a_response() -> None:
+    from checker.live.serve_ws import WsFaults, frames
+
+    events = [json.dumps({"type": f"e{i}", "response": {"id": "resp_1"}}) for i in range(1, 5)]
+    assert frames(events, WsFaults()) == [("text", e) for e in events]
+    assert frames(events, WsFaults(binary=2))[1] == ("binary", events[1].encode())
+    joined = frames(events, WsFaults(join=2))
+    assert len(joined) == 3 and joined[1] == ("text", events[1] + "\n" + events[2])
+    split = frames(events, WsFaults(split=1))
+    assert len(split) == 5 and str(split[0][1]) + str(split[1][1]) == events[0]
+    assert [f[1] for f in frames(events, WsFaults(swap=1))][:2] == [events[1], events[0]]
+    mixed = [json.loads(str(f[1]))["response"]["id"] for f in frames(events, WsFaults(interleave=True))]
+    assert mixed == ["resp_1", "resp_1_interleaved"] * 4
