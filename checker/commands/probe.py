@@ -74,8 +74,8 @@ any other header. Secrets never appear in the report or in saved files.
 NAME.meta.json (request, status, headers, timings, how it ended) per
 scenario; `sse-check lint DIR` then reports exactly the same findings.
 --transport websocket runs the Responses scenarios over one WebSocket
-connection to ws(s)://…/v1/responses instead (docs/websocket.md); a server
-without the WebSocket mode is one "unsupported" line.
+connection to ws(s)://…/v1/responses instead, saved as websocket.ws.jsonl;
+a server without the WebSocket mode is one "unsupported" line.
 --replay runs the live replay instead of the scenarios, as
 `sse-check replay --live URL` does.
 
@@ -115,7 +115,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     conn.add_argument("--save", metavar="DIR", help="save NAME.sse and NAME.meta.json per scenario in DIR")
     conn.add_argument("--transport", choices=("sse", "websocket"), default="sse",
                       help="sse (default): one POST per scenario; websocket: the Responses scenarios over one "
-                           "WebSocket connection (docs/websocket.md)")
+                           "WebSocket connection")
     conn.add_argument("--no-progress", action="store_true", help="no progress display (it is shown only on a terminal)")
     limits = parser.add_argument_group(
         "timeouts", "Each one is a finding when hit. The caps are --max-bytes and --max-events\n"
