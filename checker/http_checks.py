@@ -43,12 +43,11 @@ import dataclasses
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 from checker import dialects, request_checks
 from checker.dialects.base import Dialect
-from checker.dialects.responses.nonstream import response_object_findings
 from checker.engine import Limits, LintResult, StreamLinter
 from checker.exchange_meta import ENDINGS, META_VERSION, is_exchange_meta
 from checker.exchange_text import clip as _clip
@@ -57,7 +56,14 @@ from checker.exchange_text import num as _num
 from checker.exchange_text import one_line as _one_line
 from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position
-from checker.nonstream_checks import MAX_KEPT_BODY, error_object, nonstream_findings, nonstream_id, not_error_json
+from checker.nonstream_checks import (
+    MAX_KEPT_BODY,
+    error_object,
+    nonstream_findings,
+    nonstream_id,
+    nonstream_object_findings,
+    not_error_json,
+)
 from checker.profiles import OPENAI, Profile
 from checker.rules import http as rules
 from checker.schemas import load_schema_set
@@ -73,33 +79,9 @@ _START = Position(line=1, byte=0)
 
 
 def is_stream_body(meta: Mapping[str, Any]) -> bool:
-    """Whether the body is judged as a Responses event stream: a 2xx answer to a streaming request."""
+    """Whether the body is judged as an event stream: a 2xx answer to a streaming request."""
     status = meta.get("status")
     return meta.get("expect") != "nonstream" and isinstance(status, int) and 200 <= status < 300
-
-
-def api_of(path: str) -> Literal["responses", "chat"] | None:
-    """The API a request path belongs to (``/v1/responses``, ``/v1/chat/completions``), if either."""
-    path = path.rstrip("/")
-    if path.endswith("/responses"):
-        return "responses"
-    if path.endswith("/chat/completions"):
-        return "chat"
-    return None
-
-
-def endpoint_api(meta: Mapping[str, Any]) -> Literal["responses", "chat"] | None:
-    """The API the recorded exchange was with, from its URL; a meta without a URL is the probe's, a Responses one.
-
-    None for another endpoint: its answers are passed through by the proxy and judged by nothing here.
-    """
-    url = meta.get("url")
-    if not isinstance(url, str) or not url:
-        return "responses"
-    try:
-        return api_of(urlsplit(url).path)
-    except ValueError:
-        return None
 
 
 def _path(meta: Mapping[str, Any]) -> str:
@@ -212,10 +194,11 @@ class ExchangeLinter:
                 dialect=(self.dialect or dialects.default()).name,
             )
             end = Position(line=_lines(body), byte=self._bytes)
+        endpoint = exchange_dialect(meta)
+        schemas = self._schemas(meta, endpoint)
         head, tail = exchange_findings(meta, body=body, whole=self._bytes <= len(body), result=result,
-                                       end=end, tail=self._tail, streamed=self.streamed,
-                                       schemas=load_schema_set(self.profile.schema_set))
-        head.extend(self._response_object(meta, body))
+                                       end=end, tail=self._tail, streamed=self.streamed, schemas=schemas)
+        head.extend(self._answer_object(meta, body, endpoint, schemas))
         # Judged once the stream has ended: by what is known of the stream (nothing without one).
         self.sink.settle(self.linter.sink.facts if self.linter is not None else None)
         findings = sorted(
@@ -224,20 +207,23 @@ class ExchangeLinter:
         )
         return dataclasses.replace(result, findings=findings)
 
-    def _response_object(self, meta: Mapping[str, Any], body: builtins.bytes) -> list[Finding]:
-        """A complete 2xx ``stream: false`` answer of the Responses API, checked as a Response object."""
+    def _schemas(self, meta: Mapping[str, Any], endpoint: Dialect | None) -> Any:
+        """The profile's schema set for the endpoint's dialect, loaded only when a recorded request or a
+        non-streamed answer is to be judged by it."""
+        if endpoint is None:
+            return None
+        judged = (endpoint.requests is not None and meta.get("request") is not None) or \
+            (endpoint.nonstream is not None and meta.get("expect") == "nonstream")
+        return load_schema_set(self.profile.schema_set_for(endpoint)) if judged else None
+
+    def _answer_object(self, meta: Mapping[str, Any], body: builtins.bytes, endpoint: Dialect | None,
+                       schemas: Any) -> list[Finding]:
+        """A complete 2xx ``stream: false`` answer, checked as its endpoint's object (its dialect's schema)."""
         status = meta.get("status")
         if (self.streamed or meta.get("expect") != "nonstream" or not isinstance(status, int)
-                or not 200 <= status < 300 or self._bytes > len(body)
-                or endpoint_api(meta) != "responses"):
+                or not 200 <= status < 300 or self._bytes > len(body)):
             return []
-        try:
-            obj = json.loads(body)
-        except (UnicodeDecodeError, ValueError):
-            return []  # HTP018 says what it is
-        if not isinstance(obj, dict) or obj.get("error") or not isinstance(obj.get("output"), list):
-            return []  # HTP004 / HTP018
-        return response_object_findings(obj, load_schema_set(self.profile.schema_set))
+        return nonstream_object_findings(body, endpoint, schemas)
 
 
 def client_left(meta: Mapping[str, Any]) -> bool:
@@ -366,11 +352,13 @@ def _answer_findings(meta: Mapping[str, Any], status: int, kind: str, *, body: b
     mtype = media_type(content_type)
     shown_type = repr(content_type) if content_type is not None else "missing"
     error_obj = error_object(body) if whole or not streamed else None
-    api = endpoint_api(meta)
+    endpoint = exchange_dialect(meta)
+    shape = endpoint.requests if endpoint is not None else None
     request = meta.get("request")
-    # The request as a server reads it; a request not recorded (None) is not judged.
-    invalid = request_checks.problems(schemas or load_schema_set("openai"), api, request) \
-        if api is not None and request is not None else []
+    # The request as a server reads it, by its endpoint's request schema; a request not recorded (None), or to an
+    # endpoint whose requests no schema describes, is not judged.
+    invalid = request_checks.problems(schemas or load_schema_set(endpoint.schema_set), shape, request) \
+        if endpoint is not None and shape is not None and request is not None else []
     if expect == "error":
         if ok and error_obj is not None:
             head.append(rules.ERROR_WITH_OK_STATUS.finding(_START, status=status, detail=error_obj))
@@ -380,7 +368,7 @@ def _answer_findings(meta: Mapping[str, Any], status: int, kind: str, *, body: b
                                                        outcome=outcome))
     elif status != 200:
         reason = str(meta.get("reason") or "").strip()
-        head.append(_status_finding(meta, status, reason, expect, body, api, request, invalid))
+        head.append(_status_finding(meta, status, reason, expect, body, shape, request, invalid))
     malformed = request_checks.malformed(invalid)
     if ok and malformed and expect != "error":
         outcome = f"HTTP {status}" + (f", ended by {result.terminal or 'no terminal event'}" if streamed else "")
@@ -396,7 +384,7 @@ def _answer_findings(meta: Mapping[str, Any], status: int, kind: str, *, body: b
             head.append(rules.WRONG_CONTENT_TYPE.finding(_START, value=shown_type, what="a non-streaming response",
                                                          expected="'application/json'"))
         if kind in ("complete", "kept-open"):
-            head.extend(nonstream_findings(body, api, meta.get("reference"), whole=whole))
+            head.extend(nonstream_findings(body, endpoint, meta.get("reference"), whole=whole, request=request))
     else:
         if mtype != "text/event-stream":
             head.append(rules.WRONG_CONTENT_TYPE.finding(_START, value=shown_type, what="a stream",
@@ -446,15 +434,15 @@ def _ending_findings(meta: Mapping[str, Any], status: int, kind: str, detail: st
 
 
 def _status_finding(meta: Mapping[str, Any], status: int, reason: str, expect: str, body: bytes,
-                    api: Literal["responses", "chat"] | None, request: Any, invalid: list[Any]) -> Finding:
+                    shape: request_checks.RequestShape | None, request: Any, invalid: list[Any]) -> Finding:
     """What a non-200 status to a request that should have succeeded is: a right refusal of an invalid request
     (HTP021), a valid request's feature unsupported (HTP022), or the server failing it (HTP001)."""
     error = request_checks.error_fields(body)
     grounds = request_checks.refusal_grounds(invalid, error)
     if grounds and 400 <= status < 500 and status not in request_checks.NOT_ABOUT_THE_REQUEST:
         return rules.INVALID_REQUEST_REFUSED.finding(_START, detail=request_checks.shown(grounds), status=status)
-    if api is not None and isinstance(request, dict) and not grounds and status in request_checks.REFUSAL_STATUSES:
-        feature = request_checks.refused_feature(api, request, error)
+    if shape is not None and isinstance(request, dict) and not grounds and status in request_checks.REFUSAL_STATUSES:
+        feature = request_checks.refused_feature(shape, request, error)
         if feature is not None:
             message = _clip(_one_line(error.get("message") or error.get("code") or "no message"), 100)
             return rules.UNSUPPORTED_FEATURE.finding(_START, feature=feature, status=status, message=message)

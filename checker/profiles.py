@@ -298,6 +298,13 @@ LLAMA_CPP = Profile(
         # Chat Completions (docs/spec.md §6).
         KnownDeviation(code="CHT025", description=_LLAMA_CHAT + "reasoning is streamed as reasoning_content"),
         KnownDeviation(code="CHT027", description=_LLAMA_CHAT + "every chunk's created is the time it was sent"),
+        KnownDeviation(
+            code="CHT002",
+            description=_LLAMA_CHAT + "the stream: false completion has no choices[].logprobs and no "
+            "message.refusal (both required, nullable; the SDKs default them to null)",
+            when=lambda f: f.details.get("type") == "chat.completion" and f.details.get("keyword") == "required"
+            and set(f.details.get("missing") or ()) <= {"logprobs", "refusal"},
+        ),
     ),
 )
 

@@ -12,25 +12,18 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
-
-Api = Literal["responses", "chat"]
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True, slots=True)
 class RequestShape:
-    """What this module reads of one dialect's requests."""
+    """What this module reads of one dialect's requests (each dialect declares its own: ``Dialect.requests``)."""
 
+    schema: str  # the request schema's name (``SchemaSet.validate_request``): "responses", "chat", "messages"
     basic: frozenset[str]  # fields every request carries: their refusal is a broken request or an unknown model
     items: str | None = None  # the field holding typed items ({"type": ...}) whose types are features
 
 
-# Per dialect (checker.dialects' names); a dialect without an entry is judged on its tools and fields alone.
-SHAPES: dict[str, RequestShape] = {
-    "responses": RequestShape(frozenset({"model", "input", "stream"}), items="input"),
-    "chat": RequestShape(frozenset({"model", "messages", "stream"})),
-}
-_NO_SHAPE = RequestShape(frozenset({"model", "stream"}))
 # Statuses with which a server declines what a request asks for (not authentication, rate limits or faults).
 REFUSAL_STATUSES = frozenset({400, 404, 405, 409, 415, 422, 501})
 # Statuses that say nothing about the request's validity: an invalid request answered so is not "refused".
@@ -52,9 +45,9 @@ class Feature:
     specific: bool  # a value (a tool or item type) rather than a top-level field: matched first
 
 
-def problems(schemas: RequestSchemas, api: Api, request: Any) -> list[Any]:
+def problems(schemas: RequestSchemas, shape: RequestShape, request: Any) -> list[Any]:
     """The request's schema violations (``SchemaViolation``s; empty when it is valid)."""
-    return schemas.validate_request(api, request)
+    return schemas.validate_request(shape.schema, request)
 
 
 def malformed(violations: list[Any]) -> list[Any]:
@@ -90,7 +83,7 @@ def shown(violations: list[Any]) -> str:
     return "; ".join(lines[:_SHOWN_VIOLATIONS]) + extra
 
 
-def features(api: Api, request: Mapping[str, Any]) -> list[Feature]:
+def features(shape: RequestShape, request: Mapping[str, Any]) -> list[Feature]:
     """The optional features a (valid) request uses, most specific first."""
     found: list[Feature] = []
     tools = request.get("tools")
@@ -98,7 +91,6 @@ def features(api: Api, request: Mapping[str, Any]) -> list[Feature]:
         kind = tool.get("type") if isinstance(tool, Mapping) else None
         if isinstance(kind, str) and kind != "function":
             found.append(Feature(f"tool type {kind!r}", (kind,), True))
-    shape = SHAPES.get(api, _NO_SHAPE)
     items = request.get(shape.items) if shape.items is not None else None
     for item in items if isinstance(items, list) else ():
         kind = item.get("type") if isinstance(item, Mapping) else None
@@ -132,7 +124,7 @@ def error_fields(body: bytes) -> dict[str, str]:
             if error.get(key) is not None and not isinstance(error.get(key), (dict, list))}
 
 
-def refused_feature(api: Api, request: Mapping[str, Any], error: Mapping[str, str]) -> str | None:
+def refused_feature(shape: RequestShape, request: Mapping[str, Any], error: Mapping[str, str]) -> str | None:
     """The feature of ``request`` that the error names, if it names one.
 
     The error's ``param`` decides first (``tools[0].type`` names the first tool's type, ``previous_response_id``
@@ -140,7 +132,7 @@ def refused_feature(api: Api, request: Mapping[str, Any], error: Mapping[str, st
     type 'web_search' is not supported" names web_search, not tools). An error that names nothing the request
     uses names no feature (None): HTP001 then stands, since nothing says what to leave out.
     """
-    used = features(api, request)
+    used = features(shape, request)
     param = error.get("param", "")
     if param:
         head = re.split(r"[.\[]", param, maxsplit=1)[0]

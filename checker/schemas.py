@@ -58,7 +58,9 @@ __all__ = ["SCHEMA_SETS", "SchemaSet", "SchemaViolation", "compiled_count", "loa
 SCHEMA_SETS: tuple[str, ...] = ("openai", "open-responses", "chat", "anthropic")
 # The member naming an event's type where it is not `type`: a Chat Completions chunk's `object`.
 TYPE_KEYS: dict[str, str] = {"chat": "object"}
-REQUEST_APIS: tuple[str, ...] = ("responses", "chat")
+# The request schemas by API, and the set whose ``requests/`` holds each unless a set has its own: OpenAI's two
+# from its description (tools/gen_schemas.py), Anthropic's MessageCreateParams (tools/gen_anthropic_schemas.py).
+REQUEST_APIS: dict[str, str] = {"responses": "openai", "chat": "openai", "messages": "anthropic"}
 
 
 # -- the public API -----------------------------------------------------------
@@ -157,16 +159,16 @@ class SchemaSet:
         return violations(self._errors(validator, value))
 
     def validate_request(self, api: str, body: object) -> list[SchemaViolation]:
-        """Every violation of the request body schema of ``api`` (``"responses"`` or ``"chat"``).
+        """Every violation of the request body schema of ``api`` (``"responses"``, ``"chat"``, ``"messages"``).
 
-        The set's own request schema where it has one (open-responses: ``CreateResponseBody``), else
-        OpenAI's (``openai/requests/``), read as a server reads a request: a nullable property may be left
-        out. Raises ``ValueError`` for another API.
+        The set's own request schema where it has one (open-responses: ``CreateResponseBody``), else the one
+        of the set :data:`REQUEST_APIS` names (``openai/requests/``, ``anthropic/requests/``), read as a server
+        reads a request: a nullable property may be left out. Raises ``ValueError`` for another API.
         """
         if api not in REQUEST_APIS:
             raise ValueError(f"no request schema for {api!r} (choose from {', '.join(REQUEST_APIS)})")
         own = f"{self.name}/requests/{api}.json"
-        rel = own if schema_file(own).is_file() else f"openai/requests/{api}.json"
+        rel = own if schema_file(own).is_file() else f"{REQUEST_APIS[api]}/requests/{api}.json"
         validator = self._shared_validator(BASE_URI + rel)
         if validator.is_valid(body):
             return []

@@ -228,7 +228,7 @@ def toy(monkeypatch: pytest.MonkeyPatch) -> typing.Iterator[Dialect]:
         recognise=lambda obj: f"kind {obj['kind']!r}" if str(obj.get("kind", "")).startswith("toy.") else None,
         make_machine=make, event_type=lambda obj: obj.get("kind") if isinstance(obj.get("kind"), str) else None,
         type_key="kind", event_names=False, done_sentinel="required", schema_set="toy",
-        schema_findings=lambda violations, etype, pos: [], screen=None,
+        schema_findings=lambda violations, etype, pos: [], screen=None, requests=None, nonstream=None,
     )
     import checker.schemas
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from checker import dialects
 from checker.http_checks import lint_exchange
 from checker.request_checks import error_fields, features, refused_feature
 from checker.schemas import SchemaSet, load_schema_set
@@ -17,6 +18,7 @@ from checker.schemas import SchemaSet, load_schema_set
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = (ROOT / "captures" / "conforming" / "text.sse").read_bytes()
 VALID = {"model": "m", "input": "hi", "stream": True}
+RESPONSES, CHAT = (dialects.get(name).requests for name in ("responses", "chat"))
 
 
 def meta(request: Any, *, status: int = 400, path: str = "/v1/responses", expect: str = "stream",
@@ -54,14 +56,15 @@ def test_request_schemas_read_a_request_as_a_server_does(backend: str) -> None:
 def test_every_request_the_captures_record_is_valid_except_the_probes_invalid_ones() -> None:
     schemas = load_schema_set("openai")
     for path in sorted(ROOT.glob("captures/**/*.meta.json")) + sorted(ROOT.glob("captures/**/*.request.json")):
-        if path.relative_to(ROOT / "captures").parts[0] == "messages":
-            continue  # Anthropic Messages requests (MessageCreateParams): no OpenAI request schema describes them
         record = json.loads(path.read_text())
         request = record.get("request") if path.name.endswith(".meta.json") else record
         if not isinstance(request, dict) or (path.name.endswith(".meta.json") and record.get("expect") == "error"):
             continue
         invalid = path.name.startswith("HTP021")
-        api = "chat" if "messages" in request else "responses"
+        if path.relative_to(ROOT / "captures").parts[0] == "messages":
+            api = "messages"  # Anthropic's MessageCreateParams (schemas/anthropic/requests)
+        else:
+            api = "chat" if "messages" in request else "responses"
         assert bool(schemas.validate_request(api, request)) == invalid, path
 
 
@@ -70,33 +73,33 @@ def test_every_request_the_captures_record_is_valid_except_the_probes_invalid_on
 
 def test_the_error_param_names_the_feature_first() -> None:
     request = {**VALID, "tools": [{"type": "function", "name": "f"}, {"type": "web_search"}], "background": True}
-    assert refused_feature("responses", request, {"param": "tools[1].type", "message": "bad"}) == \
+    assert refused_feature(RESPONSES, request, {"param": "tools[1].type", "message": "bad"}) == \
         "tool type 'web_search'"
-    assert refused_feature("responses", request, {"param": "background", "message": "no"}) == "background"
+    assert refused_feature(RESPONSES, request, {"param": "background", "message": "no"}) == "background"
 
 
 def test_the_message_names_a_value_before_a_field() -> None:
     request = {**VALID, "tools": [{"type": "web_search"}], "include": ["reasoning.encrypted_content"]}
     message = {"message": "Tool type 'web_search' is not supported by this server (tools)."}
-    assert refused_feature("responses", request, message) == "tool type 'web_search'"
-    assert refused_feature("responses", request, {"message": "include reasoning.encrypted_content: no"}) == \
+    assert refused_feature(RESPONSES, request, message) == "tool type 'web_search'"
+    assert refused_feature(RESPONSES, request, {"message": "include reasoning.encrypted_content: no"}) == \
         "include 'reasoning.encrypted_content'"
     item = {**VALID, "input": [{"type": "item_reference", "id": "msg_1"}]}
-    assert refused_feature("responses", item, {"message": "item_reference is not supported"}) == \
+    assert refused_feature(RESPONSES, item, {"message": "item_reference is not supported"}) == \
         "input item type 'item_reference'"
 
 
 def test_an_error_that_names_nothing_the_request_uses_names_no_feature() -> None:
     request = {**VALID, "previous_response_id": "resp_1"}
-    assert refused_feature("responses", request, {"message": "The model 'm' does not exist", "param": "model"}) is None
-    assert refused_feature("responses", request, {"message": "Something is not supported"}) is None
-    assert refused_feature("responses", request, {}) is None
+    assert refused_feature(RESPONSES, request, {"message": "The model 'm' does not exist", "param": "model"}) is None
+    assert refused_feature(RESPONSES, request, {"message": "Something is not supported"}) is None
+    assert refused_feature(RESPONSES, request, {}) is None
     # a word inside another one is no mention ("stored" is not "store")
-    assert refused_feature("responses", {**VALID, "store": True}, {"message": "nothing stored"}) is None
+    assert refused_feature(RESPONSES, {**VALID, "store": True}, {"message": "nothing stored"}) is None
 
 
 def test_the_basic_fields_are_never_the_unsupported_feature() -> None:
-    assert [f.label for f in features("chat", {"model": "m", "messages": [], "stream": True, "n": 2})] == ["n"]
+    assert [f.label for f in features(CHAT, {"model": "m", "messages": [], "stream": True, "n": 2})] == ["n"]
     assert error_fields(b'{"error": {"message": "x", "param": null, "code": 400}}') == {"message": "x", "code": "400"}
     assert error_fields(b"<html>") == {} and error_fields(b'{"error": "plain"}') == {"message": "plain"}
 
@@ -133,9 +136,15 @@ def test_an_invalid_request_answered_as_a_success_is_invalid_accepted() -> None:
 def test_the_endpoint_decides_what_a_non_streamed_answer_must_be() -> None:
     chat = meta({"model": "m", "messages": [{"role": "user", "content": "hi"}]}, status=200,
                 path="/v1/chat/completions", expect="nonstream")
-    completion = {"id": "c", "object": "chat.completion", "choices": [
-        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "hello"}}]}
+    completion = {"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [
+        {"index": 0, "finish_reason": "stop", "logprobs": None,
+         "message": {"role": "assistant", "content": "hello", "refusal": None}}]}
     assert codes(chat, json.dumps(completion).encode()) == []
+    # The completion is judged by CreateChatCompletionResponse (CHT002, as a chunk by its own schema).
+    reduced = {**completion, "created": None, "choices": [{**completion["choices"][0], "logprobs": 0}]}
+    found = [f.message for f in lint_exchange(chat, [json.dumps(reduced).encode()]).findings]
+    assert sorted(found) == ["completion /choices/0/logprobs: 0 is not of type object or null",
+                             "completion /created: null is not of type integer"], found
     for body, detail in [({"output": []}, "no choices array"), ({"choices": {}}, "choices is a JSON object"),
                          ({"choices": [{"index": 0}]}, "choices[0] has no message object")]:
         (finding,) = lint_exchange(chat, [json.dumps(body).encode()]).findings

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict, cast
 
 from checker.findings import Finding, Position
+from checker.request_checks import RequestShape
 
 DoneSentinel = Literal["required", "forbidden", "ignored"]
 
@@ -236,6 +237,50 @@ class ClientEffects:
     check_order: tuple[str, ...] = ()
 
 
+# --- a non-streamed answer ---------------------------------------------------------------------------------
+
+
+Digest = dict[str, Any]
+
+
+def id_prefix(value: Any) -> str | None:
+    """An id's conventional prefix as parity compares it (``rs_``, ``call_``, ``toolu_``); "" for an id without
+    one, None for no id."""
+    if not isinstance(value, str):
+        return None
+    head, sep, _ = value.partition("_")
+    return head + sep if sep else ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NonStreamed:
+    """What a dialect's ``stream: false`` answer is, how it is judged, and how it is compared with the same
+    request's stream (``checker.nonstream_checks`` runs these; each is pure: decoded JSON in, findings out).
+
+    Parity compares *digests*: one per unit of the answer (an output item, a choice's reasoning, text and calls,
+    a content block) with its ``type``, its ids' prefixes (keys ending in ``_prefix``) and its ``text`` (a
+    call's name and arguments), in answer order. The probe records the stream's digests in the meta's
+    ``reference`` (:attr:`stream_final`) and compares the non-streamed answer's (:attr:`digest`) with them.
+    """
+
+    what: str  # the answer as HTP018 names it: "Response object", "chat completion", "Message object"
+    # Why a JSON object is not that answer (HTP018), in a few words; None when it is one.
+    problem: Callable[[dict[str, Any]], str | None]
+    # The answer's own consistency (finish or stop reason against its content, ids, arguments), given the
+    # recorded request (``{}`` when none): reported before parity.
+    consistency: Callable[[dict[str, Any], Mapping[str, Any], Position], list[Finding]]
+    # The answer against the dialect's schema set (the profile's set for the dialect): reported after parity.
+    schema: Callable[[dict[str, Any], Any, Position], list[Finding]]
+    digest: Callable[[dict[str, Any]], list[Digest]]
+    # (its terminal as the meta records it, the digests) of a stream's final answer, from the stream's event
+    # objects in order; None when the stream never finished one.
+    stream_final: Callable[[Sequence[dict[str, Any]]], tuple[str, list[Digest]] | None]
+    # A recorded terminal -> (the terminal as HTP016's details hold it, the streamed answer as it names it).
+    streamed: Callable[[str], tuple[str, str]]
+    # Digest types whose ``text`` is a call's name and arguments (HTP017 says "name or arguments").
+    call_types: frozenset[str] = frozenset()
+
+
 # --- the dialect --------------------------------------------------------------------------------------------
 
 
@@ -289,6 +334,11 @@ class Dialect:
     # Findings on an event object before its type is known (an ``error`` member where the dialect forbids one,
     # no type at all); the second value is False when the event goes no further (it has no usable type).
     screen: Callable[[dict[str, Any], Position], tuple[list[Finding], bool]] | None = None
+    # Its requests as the HTTP checks read them (the request schema's name, the fields every request carries,
+    # the field of typed items); None: its requests are not judged.
+    requests: RequestShape | None = None
+    # Its ``stream: false`` answer, loaded on first use (a stream's lint never needs it); None: not judged.
+    nonstream: Callable[[], NonStreamed] | None = None
 
     def __repr__(self) -> str:
         return f"<Dialect {self.name!r}>"

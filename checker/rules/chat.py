@@ -42,9 +42,10 @@ IDENTITY_CHANGED = rule(
 )
 CHUNK_SCHEMA = rule(
     "CHT002", "chunk-schema-violation", "error",
-    "chunk {where}: {detail}",
+    "{what} {where}: {detail}",
     summary="Flags a chunk field that violates the CreateChatCompletionStreamResponse schema (a choice without "
-            "finish_reason or delta, a content that is not a string, an unknown finish_reason).",
+            "finish_reason or delta, a content that is not a string, an unknown finish_reason), and a field of a "
+            "`stream: false` completion that violates CreateChatCompletionResponse.",
     why="The SDKs construct chunks without validating them, so a wrong shape reaches the user's code as a wrong "
         "type; typed clients in other languages fail to deserialise the chunk.",
     sources=(OPENAPI, SPEC),

@@ -213,9 +213,9 @@ NONSTREAM_ORDER = rule(
 )
 NONSTREAM_PARITY = rule(
     "HTP016", "nonstream-parity", "warning",
-    "the non-streaming output differs from the streamed response.{terminal} output: {detail}",
-    summary="Flags a `stream: false` result whose items (types, order, id prefixes) differ from the same "
-            "request's streamed final output.",
+    "the non-streaming output differs from the streamed {streamed}: {detail}",
+    summary="Flags a `stream: false` result whose items (types, order, id prefixes; a chat choice's or a "
+            "message's finish or stop reason) differ from the same request's streamed final output.",
     why="Clients switch between streaming and non-streaming freely (the Agents SDK does per model setting); "
         "the two must describe the same items, or code that works one way breaks the other.",
     sources=("OpenAI Responses API reference (stream parameter)", "openai-agents-python models/openai_responses.py"),
@@ -238,13 +238,15 @@ NONSTREAM_NOT_RESPONSE = rule(
     "the non-streaming answer is not a {what}: {detail}",
     summary="Flags a `stream: false` answer that is not what its endpoint returns: a JSON Response object with "
             "an `output` array (`/v1/responses`), a chat completion with `choices[].message` "
-            "(`/v1/chat/completions`).",
-    why="SDKs parse the body as the endpoint's object (openai-python's Response, ChatCompletion); anything else "
-        "(an event stream sent anyway, a bare list, an object without `output` or `choices`) fails to parse or "
-        "yields an empty result. The answer of another endpoint is not judged.",
+            "(`/v1/chat/completions`), a message with a `content` array (`/v1/messages`).",
+    why="SDKs parse the body as the endpoint's object (openai-python's Response, ChatCompletion, "
+        "anthropic-python's Message); anything else (an event stream sent anyway, a bare list, an object without "
+        "`output`, `choices` or `content`) fails to parse or yields an empty result. The answer of another "
+        "endpoint is not judged.",
     sources=("OpenAI Responses API reference, Response object",
              "OpenAI Chat Completions API reference, chat completion object",
              "openai-python src/openai/types/chat/chat_completion.py",
+             "anthropic-sdk-python src/anthropic/types/message.py",
              "openai-node src/resources/responses/responses.ts (Response), src/resources/chat/completions",
              "openai-agents-python src/agents/models/openai_responses.py (get_response)"),
     clients=("openai-python", "openai-node", "openai-agents"),
@@ -286,12 +288,14 @@ INVALID_REQUEST_REFUSED = rule(
     "HTP021", "invalid-request-refused", "info",
     "invalid request refused with HTTP {status}, as it should be: {detail}",
     summary="Notes that an HTTP 4xx answered a request that does not match the request schema "
-            "(`CreateResponse`, `CreateChatCompletionRequest`): a correct refusal, reported instead of HTP001.",
+            "(`CreateResponse`, `CreateChatCompletionRequest`, Anthropic's `MessageCreateParams`): a correct "
+            "refusal, reported instead of HTP001.",
     why="A server must refuse an invalid request with a 4xx and a JSON error, and this one did; the defect "
         "is in the client that sent it (the SDKs validate nothing before sending, so a wrong type reaches the "
         "server as is).",
     sources=(OPENAI_ERRORS, "OpenAI OpenAPI description 2.3.0, components.schemas.CreateResponse and "
-             "CreateChatCompletionRequest"),
+             "CreateChatCompletionRequest",
+             "anthropic-sdk-python 2.15.0 src/anthropic/types/message_create_params.py (MessageCreateParams)"),
     bad="http/HTP021-invalid-request-refused.sse",
     good=GOOD,
 )

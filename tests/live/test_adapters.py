@@ -67,9 +67,11 @@ def _turn1(name: str) -> dict[str, object]:
                        "arguments": "{}"}]}
 
 
-# The modules of the live side that once told dialects apart by name; they now ask the adapter.
+# The modules of the live side and the HTTP checks that once told dialects apart by name; they now ask the
+# adapter or the dialect registry.
 ADAPTED = [*sorted((ROOT / "checker" / "live").glob("*.py")), *sorted((ROOT / "checker" / "replay").glob("live*.py")),
-           ROOT / "checker" / "request_checks.py", *sorted((ROOT / "checker" / "commands").glob("*.py"))]
+           *(ROOT / "checker" / name for name in ("request_checks.py", "http_checks.py", "nonstream_checks.py")),
+           *sorted((ROOT / "checker" / "commands").glob("*.py"))]
 DIALECT_TEST = re.compile(r"""(?:==|!=)\s*["'](?:responses|chat|openai-chat|anthropic|messages)["']"""
                           r"""|["'](?:responses|chat|openai-chat)["']\s*(?:==|!=|if\b)""")
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import ClientEffects, Dialect, Machine
+from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed
 from checker.dialects.chat import vocabulary
 from checker.findings import Finding, Position
+from checker.request_checks import RequestShape
 
 
 def make_machine(**options: Any) -> Machine:
@@ -41,6 +42,12 @@ def effects() -> ClientEffects:
     return chat_effects()
 
 
+def nonstream() -> NonStreamed:
+    from checker.dialects.chat.nonstream import NONSTREAMED
+
+    return NONSTREAMED
+
+
 DIALECT = Dialect(
     name=vocabulary.NAME,
     title=vocabulary.TITLE,
@@ -56,4 +63,6 @@ DIALECT = Dialect(
     rule_modules=("checker.rules.chat",),
     effects=effects,
     lane=vocabulary.lane,
+    requests=RequestShape(vocabulary.NAME, frozenset({"model", "messages", "stream"})),
+    nonstream=nonstream,
 )

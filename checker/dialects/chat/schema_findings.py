@@ -27,11 +27,11 @@ def chunk_schema_findings(violations: Iterable[Any], pos: Position) -> list[Find
             missing.setdefault(pointer.rsplit("/", 1)[0], []).append(violation.missing)
             continue
         details = {"keyword": violation.keyword, "missing": [], "pointer": pointer}
-        out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=pointer, details=details, where=pointer or "/",
-                                              detail=violation.message))
+        out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=pointer, details=details, what="chunk",
+                                              where=pointer or "/", detail=violation.message))
     for parent, names in missing.items():
         details = {"keyword": "required", "missing": names, "pointer": parent}
         text = missing_properties(names)
-        out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=parent, details=details, where=parent or "/",
-                                              detail=text))
+        out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=parent, details=details, what="chunk",
+                                              where=parent or "/", detail=text))
     return out

@@ -10,17 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import ClientEffects, Dialect, Machine, Unit
+from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Unit
 from checker.dialects.messages import vocabulary
 from checker.findings import Finding, Position
-from checker.schema_errors import missing_properties
-
-# Schema violations the machine reports as ANT006 (message-usage-malformed) instead: what the clients do with
-# usage depends on message_start and message_delta together, which the machine sees and the schema does not.
-_USAGE_POINTERS = {
-    vocabulary.MESSAGE_START: ("/message/usage", "/message/usage/input_tokens", "/message/usage/output_tokens"),
-    vocabulary.MESSAGE_DELTA: ("/usage", "/usage/output_tokens"),
-}
+from checker.request_checks import RequestShape
 
 
 def make_machine(**options: Any) -> Machine:
@@ -31,27 +24,9 @@ def make_machine(**options: Any) -> Machine:
 
 def schema_findings(violations: Sequence[Any], etype: str, pos: Position) -> list[Finding]:
     """Each violation as SCH001 (missing properties of one object as one finding), but usage's (ANT006)."""
-    from checker.rules import schema
+    from checker.dialects.messages.schema_findings import event_schema_findings
 
-    skip = _USAGE_POINTERS.get(etype, ())
-    out: list[Finding] = []
-    missing: dict[str, list[str]] = {}
-    for violation in violations:
-        pointer: str = violation.pointer
-        if pointer in skip:
-            continue
-        if violation.keyword == "required" and violation.missing is not None:
-            missing.setdefault(pointer.rsplit("/", 1)[0], []).append(violation.missing)
-            continue
-        details = {"keyword": violation.keyword, "missing": [], "pointer": pointer, "type": etype}
-        out.append(schema.EVENT_SCHEMA.finding(pos, pointer=pointer, details=details, type=etype,
-                                               where=pointer or "/", detail=violation.message))
-    for parent, names in missing.items():
-        details = {"keyword": "required", "missing": names, "pointer": parent, "type": etype}
-        text = missing_properties(names)
-        out.append(schema.EVENT_SCHEMA.finding(pos, pointer=parent, details=details, type=etype,
-                                               where=parent or "/", detail=text))
-    return out
+    return event_schema_findings(violations, etype, pos)
 
 
 def screen(obj: dict[str, Any], pos: Position) -> tuple[list[Finding], bool]:
@@ -88,6 +63,13 @@ _MARKS = {vocabulary.MESSAGE_START: "lifecycle", vocabulary.BLOCK_START: "added"
           vocabulary.MESSAGE_DELTA: "lifecycle", vocabulary.MESSAGE_STOP: "terminal"}
 _LETTERS = {vocabulary.MESSAGE_START: "S", vocabulary.MESSAGE_DELTA: "D", vocabulary.MESSAGE_STOP: "✓"}
 
+
+def nonstream() -> NonStreamed:
+    from checker.dialects.messages.nonstream import NONSTREAMED
+
+    return NONSTREAMED
+
+
 DIALECT = Dialect(
     name="messages",
     title="Anthropic Messages",
@@ -111,4 +93,6 @@ DIALECT = Dialect(
     unit_nouns={"text": "text block", "thinking": "thinking block", "tool_use": "tool_use block",
                 "redacted_thinking": "redacted_thinking block"},
     screen=screen,
+    requests=RequestShape("messages", frozenset({"model", "messages", "max_tokens", "stream"})),
+    nonstream=nonstream,
 )

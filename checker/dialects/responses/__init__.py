@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import ClientEffects, Dialect, Machine, Unit
+from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Unit
 from checker.dialects.responses import vocabulary
 from checker.findings import Finding, Position
+from checker.request_checks import RequestShape
 
 
 def recognise(obj: dict[str, Any]) -> str | None:
@@ -117,6 +118,13 @@ _MARKS = {
 _LETTERS = {vocabulary.CREATED: "C", vocabulary.QUEUED: "Q", vocabulary.IN_PROGRESS: "P",
             vocabulary.COMPLETED: "✓", vocabulary.INCOMPLETE: "I", vocabulary.FAILED: "F"}
 
+
+def nonstream() -> NonStreamed:
+    from checker.dialects.responses.nonstream import NONSTREAMED
+
+    return NONSTREAMED
+
+
 DIALECT = Dialect(
     name="responses",
     title="OpenAI Responses",
@@ -143,4 +151,6 @@ DIALECT = Dialect(
     unit_nouns={"reasoning": "reasoning item"},
     final_output=final_output,
     screen=screen,
+    requests=RequestShape("responses", frozenset({"model", "input", "stream"}), items="input"),
+    nonstream=nonstream,
 )
