@@ -180,3 +180,53 @@ def test_only_the_unknown_model_is_the_documented_accepted_request() -> None:
     linter.feed(path.read_bytes())
     (other,) = [f for f in linter.close().findings if f.code == "HTP005"]
     assert other.severity == Severity.WARNING and other.known_deviation is None
+
+
+# --- captures/llama.cpp-probe/chat and /messages: the same probe of its other two endpoints -------------------
+
+REAL_PROBE_DIALECTS = ("chat", "messages")
+REAL_PROBE_OTHERS = sorted(p for d in REAL_PROBE_DIALECTS for p in (REAL_PROBE / d).glob("*.sse"))
+
+
+def test_the_real_llama_server_probe_covers_every_scenario_of_its_other_endpoints() -> None:
+    from checker.live.scenarios import builtin
+
+    for name in REAL_PROBE_DIALECTS:
+        assert sorted(p.name for p in (REAL_PROBE / name).glob("*.sse")) == \
+            sorted(s.name.removeprefix(f"{name}/") + ".sse" for s in builtin(name))
+
+
+@pytest.mark.parametrize("path", REAL_PROBE_OTHERS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_real_llama_server_probe_of_chat_and_messages_lints_as_declared(path: Path) -> None:
+    meta = meta_of(path)
+    assert is_probe_meta(meta) and meta["scenario"] == f"{path.parent.name}/{path.name.removesuffix('.sse')}"
+    for profile, codes in declared(path).items():
+        assert {f.code for f in lint(path, profile=profile).findings} == codes, profile
+    # Documented but one: /v1/messages accepts `messages` given as an object (HTP005 on malformed_input).
+    loud = [f"{f.code} {f.message}" for f in lint(path, profile="llama.cpp").findings if f.severity > Severity.INFO]
+    assert loud == ([] if path != REAL_PROBE / "messages" / "malformed_input.sse" else
+                    ["HTP005 the invalid request (messages/malformed_input) was accepted: HTTP 200, ended by "
+                     "message_stop"]), loud
+
+
+def test_the_real_llama_servers_non_streamed_answers_match_their_streams() -> None:
+    """The probe recorded each non-streamed answer's streamed pair (its meta's reference): the real server's
+    two paths agree on every unit, text included, on all three endpoints."""
+    for path in sorted(REAL_PROBE.rglob("*_nonstream.sse")):
+        meta = meta_of(path)
+        assert meta["reference"] and meta["reference"]["output"], path
+        assert not {"HTP016", "HTP017", "HTP018"} & {f.code for f in lint(path).findings}, path
+
+
+def test_the_real_llama_server_accepts_messages_given_as_an_object() -> None:
+    """Found by the probe's invalid-request scenario: /v1/messages streams an answer to a request whose
+    `messages` is an object. Read as ordinary traffic (the proxy's record: no scenario expects an error), the
+    request schema (MessageCreateParams) finds it all the same."""
+    path = REAL_PROBE / "messages" / "malformed_input.sse"
+    meta = {**meta_of(path), "expect": "stream", "scenario": None}
+    linter = ExchangeLinter(meta, profile=get_profile("llama.cpp"), request=request_for(path))
+    linter.feed(path.read_bytes())
+    (accepted,) = [f for f in linter.close().findings if f.code == "HTP005"]
+    assert accepted.severity == Severity.WARNING
+    assert accepted.message == ("the invalid request (/messages: {…} is not of type array) was accepted: HTTP 200, "
+                                "ended by message_stop")
