@@ -42,16 +42,16 @@ demo: $(STAMP)  ## lint the bundled captures, probe a replay server: a tour
 	@echo "== the same captures as one self-contained HTML page (swimlanes per item, findings, clients)"
 	$(BIN)/sse-check lint captures/conforming captures/llama.cpp captures/rules --format html -o demo-report.html --quiet || true
 	@echo "wrote $(CURDIR)/demo-report.html: open it in a browser (file://$(CURDIR)/demo-report.html)"
-	@echo "== a live probe of two endpoints: sse-check serve (llama-server's recorded Responses and Messages answers)"
-	@echo "   --port 0 in the background, sse-check probe --api responses,messages against it"
+	@echo "== a live probe of three endpoints: sse-check serve (a probe of the real llama-server, as saved: its"
+	@echo "   Responses, Chat Completions and Messages answers) --port 0 in the background, sse-check probe against it"
 	@log=$(VENV)/demo-serve.log; rm -f $$log; \
-	$(BIN)/sse-check serve captures/llama.cpp captures/messages/llama.cpp --port 0 > $$log 2>&1 & pid=$$!; \
+	$(BIN)/sse-check serve captures/llama.cpp-probe --port 0 > $$log 2>&1 & pid=$$!; \
 	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT INT TERM; \
 	url=; for i in $$(seq 100); do url=$$(sed -n 's/^serving [0-9]* captures on //p' $$log); \
 	  [ -n "$$url" ] && break; sleep 0.1; done; \
 	if [ -z "$$url" ]; then echo "sse-check serve did not start:"; cat $$log; exit 1; fi; \
-	echo "\$$ sse-check probe $$url --model tiny-qwen3 --api responses,messages --profile llama.cpp"; \
-	$(BIN)/sse-check probe $$url --model tiny-qwen3 --api responses,messages --profile llama.cpp --color always || true; \
+	echo "\$$ sse-check probe $$url --model tiny-qwen3 --profile llama.cpp"; \
+	$(BIN)/sse-check probe $$url --model tiny-qwen3 --profile llama.cpp --color always || true; \
 	echo "\$$ sse-check probe $$url --model tiny-qwen3 --api responses -s plain_text -H 'X-SSE-Check-Fault: stall-after=700' --idle-timeout 1 --profile llama.cpp --select HTP,SSE,LIF006"; \
 	$(BIN)/sse-check probe $$url --model tiny-qwen3 --api responses -s plain_text -H 'X-SSE-Check-Fault: stall-after=700' \
 	  --idle-timeout 1 --profile llama.cpp --select HTP,SSE,LIF006 --color always || true
