@@ -73,7 +73,8 @@ def _hook(dialect: Dialect | None) -> NonStreamed | None:
 def _parsed(body: bytes, what: str, whole: bool) -> tuple[Any, Finding | None]:
     """The body's JSON, or HTP018 saying why it is not even JSON (or too large to be judged)."""
     if not whole:
-        return None, rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail=f"larger than {MAX_KEPT_BODY} bytes")
+        detail = f"larger than {MAX_KEPT_BODY} bytes"
+        return None, rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=what, detail=detail)
     try:
         obj = json.loads(body)
     except (UnicodeDecodeError, ValueError) as exc:
@@ -89,7 +90,8 @@ def _parsed(body: bytes, what: str, whole: bool) -> tuple[Any, Finding | None]:
 
 
 def parity_findings(got: Sequence[Mapping[str, Any]], streamed: Sequence[Any], *, terminal: str,
-                    shown: str | None = None, call_types: frozenset[str] = frozenset({"function_call"})) -> list[Finding]:
+                    shown: str | None = None,
+                    call_types: frozenset[str] = frozenset({"function_call"})) -> list[Finding]:
     """Compare digests of the non-streaming answer with those of the streamed one (``checker.dialects.base.
     NonStreamed``): the units' types (HTP016), their ids' prefixes (HTP016), then their texts (HTP017).
     ``terminal`` is how the stream ended, ``shown`` how the message names the streamed answer."""

@@ -469,7 +469,7 @@ def test_a_probe_of_the_saved_real_llama_server_probe_is_its_lint(serve: Any, tm
     for profile, loud_expected in (("llama.cpp", {}), ("openai", None)):
         saved = tmp_path / profile
         proc, report = probe_json(server.url, "--model", "tiny-qwen3-random", "--profile", profile,
-                                  "--save", str(saved))
+                                  "--api", "responses", "--save", str(saved))
         entries = by_name(report)
         assert sorted(entries) == sorted(NAMES)
         loud = {n: sorted(f["code"] for f in e["findings"] if f["severity"] != "info") for n, e in entries.items()}
@@ -482,13 +482,36 @@ def test_a_probe_of_the_saved_real_llama_server_probe_is_its_lint(serve: Any, tm
             assert codes(entry) == declared, name
         assert_lint_agrees(report, saved, "--profile", profile)
         # the recording itself lints as the probe of its replay does (timings aside, the same findings)
-        assert {n: codes(e) for n, e in by_name(lint_json(str(recorded), "--profile", profile)).items()} == \
+        top = [str(p) for p in sorted(recorded.glob("*.sse"))]  # its chat/ and messages/: the next test
+        assert {n: codes(e) for n, e in by_name(lint_json(*top, "--profile", profile)).items()} == \
             {n: codes(e) for n, e in entries.items()}
     # close=no serves the same answers over a connection that is kept: HTP019 goes, nothing else changes
-    _, kept = probe_json(server.url, "--model", "tiny-qwen3-random", "--profile", "openai", "-s", "plain_text",
-                         "-H", "X-SSE-Check-Fault: close=no")
+    _, kept = probe_json(server.url, "--model", "tiny-qwen3-random", "--profile", "openai", "--api", "responses",
+                         "-s", "plain_text", "-H", "X-SSE-Check-Fault: close=no")
     assert codes(kept["files"][0]) == set(json.loads((recorded / "plain_text.expect.json").read_text())["openai"]) \
         - {"HTP019"}
+
+
+def test_a_probe_of_the_saved_real_llama_servers_other_endpoints_is_their_lint(serve: Any, tmp_path: Path) -> None:
+    """captures/llama.cpp-probe/chat and /messages served back: a probe of both endpoints (what make demo runs)
+    gives the declared findings of each saved exchange, all documented by the llama.cpp profile but one real
+    defect (/v1/messages takes `messages` given as an object), and lint of its save agrees."""
+    recorded = ROOT / "captures" / "llama.cpp-probe"
+    server = serve(str(recorded))
+    saved = tmp_path / "saved"
+    proc, report = probe_json(server.url, "--model", "tiny-qwen3-random", "--profile", "llama.cpp",
+                              "--api", "chat,messages", "--save", str(saved))
+    entries = {entry["path"]: entry for entry in report["files"]}
+    assert len(entries) == 20 and report["skipped"] == []
+    for name, entry in entries.items():
+        declared = set(json.loads((recorded / f"{name}.expect.json").read_text())["llama.cpp"])
+        assert codes(entry) == declared, name
+    loud = {n: [f["code"] for f in e["findings"] if f["severity"] != "info"] for n, e in entries.items()}
+    assert {n: c for n, c in loud.items() if c} == {"messages/malformed_input": ["HTP005"]}
+    assert proc.returncode == 1
+    linted = lint_json(str(saved), "--profile", "llama.cpp")["files"]
+    assert {Path(e["path"]).relative_to(saved).as_posix().removesuffix(".sse"): e["findings"] for e in linted} == \
+        {n: e["findings"] for n, e in entries.items()}
 
 
 def test_a_non_streaming_answer_is_checked_as_a_response_object(serve: Any, tmp_path: Path) -> None:
