@@ -138,7 +138,7 @@ def stream_reference(body: bytes, scenario: str, dialect: Dialect | str | None =
             continue
         if isinstance(obj, dict):
             events.append(obj)
-    chosen = dialects.get(dialect) if isinstance(dialect, str) else dialect
+    chosen = (dialects.get(dialect) if dialect else None) if isinstance(dialect, str) else dialect
     if chosen is None:
         chosen = (dialects.recognise(events[0])[0] if events else None) or dialects.default()
     hook = _hook(chosen)

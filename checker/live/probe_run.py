@@ -193,7 +193,7 @@ def _reference(paired: ScenarioResult | None) -> dict[str, Any] | None:
     """The parity reference of a non-streaming scenario: its streaming pair's final output, if it has one."""
     if paired is None or paired.result is None or not paired.result.terminal or not paired.complete_body:
         return None
-    return stream_reference(paired.body, paired.scenario.name)
+    return stream_reference(paired.body, paired.scenario.name, paired.result.dialect)
 
 
 class Interrupted(Exception):
