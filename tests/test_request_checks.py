@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -61,7 +62,11 @@ def test_every_request_the_captures_record_is_valid_except_the_probes_invalid_on
         if not isinstance(request, dict) or (path.name.endswith(".meta.json") and record.get("expect") == "error"):
             continue
         invalid = path.name.startswith("HTP021")
-        if path.relative_to(ROOT / "captures").parts[0] == "messages":
+        endpoint = dialects.for_endpoint(urlsplit(str(record.get("url") or "")).path) \
+            if path.name.endswith(".meta.json") and record.get("url") else None
+        if endpoint is not None and endpoint.requests is not None:
+            api = endpoint.requests.schema  # the endpoint the probe or the proxy recorded
+        elif path.relative_to(ROOT / "captures").parts[0] == "messages":
             api = "messages"  # Anthropic's MessageCreateParams (schemas/anthropic/requests)
         else:
             api = "chat" if "messages" in request else "responses"
