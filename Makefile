@@ -44,6 +44,7 @@ demo: $(STAMP)  ## lint the bundled captures, probe a replay server: a tour
 	@echo "wrote $(CURDIR)/demo-report.html: open it in a browser (file://$(CURDIR)/demo-report.html)"
 	@echo "== a live probe of three endpoints: sse-check serve (a probe of the real llama-server, as saved: its"
 	@echo "   Responses, Chat Completions and Messages answers) --port 0 in the background, sse-check probe against it"
+	@echo "   (expect: all ok but messages/malformed_input, a real defect: /v1/messages takes messages as an object)"
 	@log=$(VENV)/demo-serve.log; rm -f $$log; \
 	$(BIN)/sse-check serve captures/llama.cpp-probe --port 0 > $$log 2>&1 & pid=$$!; \
 	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT INT TERM; \
