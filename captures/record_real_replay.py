@@ -1,6 +1,8 @@
 """Record a live replay against a real llama-server as a set that ``sse-check serve`` can answer it with.
 
     python captures/record_real_replay.py http://127.0.0.1:8080 --dialect openai-chat captures/replay/llama.cpp-chat
+    python captures/record_real_replay.py http://127.0.0.1:8080 --dialect anthropic --thinking-budget 10 \
+        captures/replay/llama.cpp-messages
 
 The live replay sends turn 1 again before every turn 2, and the real server gives every turn 1 new random
 ids (the seed fixes the text, not the ids), so each recorded turn 2 carries the ids of its own turn 1. A replay
@@ -89,7 +91,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("url")
     parser.add_argument("out", type=Path)
-    parser.add_argument("--dialect", choices=("responses", "openai-chat"), default="openai-chat")
+    parser.add_argument("--dialect", choices=live.LIVE_DIALECTS, default="openai-chat")
+    parser.add_argument("--thinking-budget", type=int, default=None,
+                        help="--dialect anthropic: the live replay's --thinking-budget")
     parser.add_argument("--declare-only", action="store_true",
                         help="only (re)write the X.expect.json of the captures already in OUT (no server needed)")
     args = parser.parse_args()
@@ -98,9 +102,10 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="sse-check-record-") as tmp:
         saved = Path(tmp)
+        budget = [] if args.thinking_budget is None else ["--thinking-budget", str(args.thinking_budget)]
         proc = subprocess.run([sys.executable, "-m", "checker", "replay", "--live", args.url, "--model", MODEL,
                                "--dialect", args.dialect, "--profile", "llama.cpp", "--save", str(saved),
-                               "--format", "json"], capture_output=True, text=True, cwd=ROOT.parent)
+                               "--format", "json", *budget], capture_output=True, text=True, cwd=ROOT.parent)
         report = json.loads(proc.stdout)
         if report["aborted"] or report["unmeasured"]:
             raise SystemExit(f"the live replay did not complete: {report['aborted'] or report['unmeasured']}")
@@ -117,11 +122,12 @@ def main() -> int:
             (args.out / f"{name}.request.json").write_text(request_text(body))
             (args.out / f"{name}.headers.txt").write_text(headers_text(meta))
 
-        write("replay-turn1", chosen, live.turn1_body(args.dialect))
+        conversation = live.script(args.thinking_budget)
+        write("replay-turn1", chosen, live.turn1_body(args.dialect, conversation))
         for family in live.FAMILIES:
             for variant in live.VARIANTS:
                 name = f"replay-{family}-{variant}"
-                body = live.turn2_body(args.dialect, turn1, family, variant)
+                body = live.turn2_body(args.dialect, turn1, family, variant, conversation)
                 assert body is not None, name
                 own = turn1_of(args.dialect, (saved / f"{name}-turn1.sse").read_bytes())
                 names = dict(zip(ids_in(own), ids_in(turn1), strict=True))

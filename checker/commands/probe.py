@@ -101,10 +101,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "repeatable")
     which.add_argument("--list-scenarios", action="store_true", help="list the scenarios and exit (no network)")
     which.add_argument("--replay", nargs="?", const="responses", default=None, metavar="DIALECT",
-                       choices=["responses", "openai-chat"],
+                       choices=["responses", "openai-chat", "anthropic"],
                        help="instead of the scenarios, the live replay: does the server's prefix cache survive "
-                            "reasoning sent back exact, dropped or altered? (DIALECT: responses, the default, or "
-                            "openai-chat; text or json report)")
+                            "reasoning sent back exact, dropped or altered? (DIALECT: responses, the default, "
+                            "openai-chat or anthropic; text or json report)")
     conn = parser.add_argument_group("connection")
     conn.add_argument("--api-key-env", metavar="NAME", default=None,
                       help="environment variable holding the API key (default: OPENAI_API_KEY, if set)")

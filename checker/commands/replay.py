@@ -55,6 +55,8 @@ examples:
       --dialect anthropic --format junit -o replay.xml
   sse-check replay --live http://127.0.0.1:8080 --model qwen3 \\
       --profile llama.cpp
+  sse-check replay --live https://api.anthropic.com --dialect anthropic \\
+      --model claude-sonnet-4-5 -H "x-api-key: $ANTHROPIC_API_KEY"
 
 A case file holds histories and the request messages expected from them: a
 client's rule for sending reasoning back is checked against each case
@@ -114,6 +116,9 @@ def _add_live_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
     group.add_argument("--total-timeout", type=float, default=DEFAULT_TOTAL_TIMEOUT, metavar="S",
                        help=f"longest exchange in seconds (default {DEFAULT_TOTAL_TIMEOUT:g})")
+    group.add_argument("--thinking-budget", type=int, default=None, metavar="TOKENS",
+                       help="--dialect anthropic: the thinking budget_tokens of every request (default 1024, "
+                            "Anthropic's smallest; llama-server takes it as its reasoning budget)")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -129,6 +134,7 @@ class LiveOptions:
     headers: tuple[str, ...] = ()
     insecure: bool = False
     total_timeout: float = DEFAULT_TOTAL_TIMEOUT
+    thinking_budget: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,7 +157,8 @@ def options(args: argparse.Namespace) -> ReplayOptions:
     if args.live:
         live = LiveOptions(url=args.live, model=args.model, save=args.save, profile=args.profile,
                            fail_on=args.fail_on, api_key_env=args.api_key_env, headers=tuple(args.header),
-                           insecure=args.insecure, total_timeout=args.total_timeout)
+                           insecure=args.insecure, total_timeout=args.total_timeout,
+                           thinking_budget=args.thinking_budget)
     return ReplayOptions(files=tuple(args.files), impl=args.impl, cmd=args.cmd, dialect=args.dialect,
                          field=args.field, timeout=args.timeout, format=args.format, output=args.output,
                          color=args.color, live=live)
@@ -206,6 +213,8 @@ def _run_live_command(opts: ReplayOptions, live: LiveOptions) -> int:
         raise UsageError(str(exc)) from None
     if not (live.total_timeout > 0):
         raise UsageError("--total-timeout must be a positive number of seconds")
+    if live.thinking_budget is not None and live.thinking_budget < 1:
+        raise UsageError("--thinking-budget must be a positive number of tokens")
     defaults = ProbeLimits()
     limits = replace(defaults, first_byte_timeout=min(defaults.first_byte_timeout, live.total_timeout),
                      total_timeout=live.total_timeout, max_bytes=Limits().max_bytes, max_events=Limits().max_events)
@@ -214,22 +223,25 @@ def _run_live_command(opts: ReplayOptions, live: LiveOptions) -> int:
                                    limits=limits)
     config = probe_config(connection, engine={"profile": profile})
     return run_live(config, opts.dialect or "responses", fmt=opts.format, color=opts.color,
-                    fail_on=Severity.parse(live.fail_on), output=opts.output)
+                    fail_on=Severity.parse(live.fail_on), output=opts.output, thinking_budget=live.thinking_budget)
 
 
 def run_live(config: ProbeConfig, dialect: str, *, fmt: str, color: str, fail_on: Severity,
-             output: str | None = None) -> int:
+             output: str | None = None, thinking_budget: int | None = None) -> int:
     """The live replay with the probe's ``config`` (also ``sse-check probe URL --replay``): run, judge,
     report; the exit code."""
     from checker.replay import live, live_report, live_run
 
-    if dialect not in live.LIVE_DIALECTS:
-        raise UsageError(f"the live replay speaks {' and '.join(live.LIVE_DIALECTS)} (--dialect), not {dialect}")
+    if not live.is_live_dialect(dialect):
+        raise UsageError(f"the live replay speaks {', '.join(live.LIVE_DIALECTS)} (--dialect), not {dialect}")
+    if thinking_budget is not None and live.turn1_body(dialect, live.script(thinking_budget)) == \
+            live.turn1_body(dialect):
+        raise UsageError("--thinking-budget applies to --dialect anthropic (its thinking budget_tokens)")
     if fmt not in LIVE_FORMATS:
         raise UsageError(f"the live replay reports as {' or '.join(LIVE_FORMATS)}, not {fmt}")
     check_output(output)
     with _status(enabled=sys.stderr.isatty()) as on_request:
-        result = live_run.run_live(config, dialect, on_request=on_request)
+        result = live_run.run_live(config, dialect, on_request=on_request, thinking_budget=thinking_budget)
     if result.aborted:  # nothing listening, or nothing to replay: one line, not a report of nothing
         print(f"sse-check: nothing replayed: {result.aborted}", file=sys.stderr)
         return 2

@@ -25,6 +25,7 @@ class Usage:
     cached: int | None
     output: int | None
     source: str  # "usage" or "timings": where ``cached`` came from
+    written: int | None = None  # prompt tokens written to the cache (Anthropic's cache_creation_input_tokens)
 
     def as_dict(self) -> dict[str, Any]:
         return {"prompt": self.prompt, "cached": self.cached, "output": self.output, "source": self.source}

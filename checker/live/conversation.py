@@ -54,6 +54,14 @@ class EmittedChat:
     number: int
 
 
+@dataclass(frozen=True, slots=True)
+class EmittedThinking:
+    """The thinking and redacted_thinking blocks of one Anthropic Messages answer, as streamed."""
+
+    blocks: tuple[Mapping[str, Any], ...]
+    number: int
+
+
 @dataclass(slots=True)
 class Conversation:
     id: str  # c1, c2, … in order of appearance
@@ -61,6 +69,7 @@ class Conversation:
     exchanges: list[Exchange] = field(default_factory=list)
     reasoning: dict[str, EmittedReasoning] = field(default_factory=dict)  # by item id
     chat: dict[Key, EmittedChat] = field(default_factory=dict)  # by chat_message_key
+    thinking: dict[Key, EmittedThinking] = field(default_factory=dict)  # by messages_history.message_key
     answered: int = 0  # exchanges with an outcome
 
 

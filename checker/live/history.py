@@ -3,9 +3,9 @@
 Theory of operation
 -------------------
 Pure: no sockets, no clock. ``sse-check proxy`` calls :meth:`Tracker.begin` with each request body it
-forwards to ``/v1/responses`` or ``/v1/chat/completions`` and :meth:`Tracker.finish` with what came back
-(an :class:`checker.live.outcome.Outcome`); the rule fixtures in ``captures/replay`` go through the same
-two calls (:func:`run_conversation`).
+forwards to ``/v1/responses``, ``/v1/chat/completions`` or ``/v1/messages`` and :meth:`Tracker.finish` with
+what came back (an :class:`checker.live.outcome.Outcome`); the rule fixtures in ``captures/replay`` go
+through the same two calls (:func:`run_conversation`).
 
 **Which conversation a request belongs to.** Clients do not say, so the tracker works it out, in order:
 
@@ -25,13 +25,14 @@ So concurrent conversations stay apart: two sessions opening with the same first
 conversations, and their second requests are told apart by the answer each sends back (the longest shared
 history). A retry of a later turn joins its conversation (it extends the turn before it); a retry of a
 first request, and a client that rewrites earlier messages (compaction, a system prompt with the time in
-it), start a new conversation unless the client sends an explicit id. Reasoning items and chat reasoning the
-server emitted are remembered per conversation, with the response that emitted them.
+it), start a new conversation unless the client sends an explicit id. Reasoning items, chat reasoning and
+Messages thinking blocks the server emitted are remembered per conversation, with the response that emitted
+them.
 
 **The checks** (rules in ``checker/rules/replay.py``): what a request sends back of the reasoning the server
 emitted is checked by its dialect's request adapter (:mod:`checker.live.adapters`: RPL001-RPL003 for
-Responses, RPL004-RPL006 for chat), which also says what a history's keys are and what an answer leaves
-to remember. Here, for every dialect: each answer's cached prompt tokens against the predecessor's prompt
+Responses, RPL004-RPL006 for chat, RPL008-RPL010 for Anthropic Messages' thinking blocks), which also says
+what a history's keys are and what an answer leaves to remember. Here, for every dialect: each answer's cached prompt tokens against the predecessor's prompt
 (RPL007, and the cache table :attr:`Tracker.cache`).
 """
 

@@ -42,7 +42,7 @@ import orjson
 from checker.live import adapters
 from checker.live.adapters import ReplayScript
 from checker.live.adapters import responses as responses_adapter
-from checker.live.answer import Outcome, usage_from
+from checker.live.answer import Outcome
 from checker.live.scenarios import TOOLS
 from checker.replay.live_measure import (  # the measurement and its analysis, for the callers of this module
     FAMILIES,
@@ -66,11 +66,12 @@ from checker.sse import SSEDecoder, SSEEvent
 __all__ = ["FAMILIES", "FAMILY_ABOUT", "LIVE_DIALECTS", "PAIRS", "TEMPLATE_TEXT", "VARIANTS", "VARIANT_ABOUT",
            "Analysis", "Boundaries", "Counts", "Measurement", "Pair", "Row", "Stop", "StreamFacts",
            "after_reasoning", "alter_text", "altered_reasoning_item", "analyse", "boundaries", "counts_from_stream",
-           "error_message", "has_reasoning", "measurement_from_dict", "reasoning_of", "scan_stream", "script",
-           "tool_output", "turn1_body", "turn1_output", "turn2_body", "where_stopped"]
+           "error_message", "has_reasoning", "is_live_dialect", "measurement_from_dict", "reasoning_of", "scan_stream", "script",
+           "tool_output", "turn1_body", "turn1_fallback", "turn1_output", "turn2_body", "unbuilt", "where_stopped"]
 
-# The dialects the live replay speaks, by the names the command line takes (request adapters' names or aliases).
-LIVE_DIALECTS: tuple[str, ...] = ("responses", "openai-chat")
+# The dialects the live replay speaks, by the names the command line takes (request adapters' names or aliases;
+# the adapters' own names, "chat" and "messages", are taken too: is_live_dialect).
+LIVE_DIALECTS: tuple[str, ...] = ("responses", "openai-chat", "anthropic")
 FAMILY_ABOUT = {
     "continue": "the agent loop goes on: turn 1's output and the tool results, no new user message",
     "new_user": "a new turn: the same plus a new user message",
@@ -94,15 +95,31 @@ _WORD = re.compile(r"[^\W\d_]+")
 # --- the requests -------------------------------------------------------------------------------------
 
 
-def script() -> ReplayScript:
-    """The conversation the request adapters build the two turns from."""
+def is_live_dialect(name: str) -> bool:
+    """Whether the live replay speaks ``name`` (a name of :data:`LIVE_DIALECTS`, or its adapter's name)."""
+    try:
+        adapter = adapters.get(name)
+    except ValueError:
+        return False
+    return any(adapters.get(known) is adapter for known in LIVE_DIALECTS)
+
+
+def script(thinking_budget: int | None = None) -> ReplayScript:
+    """The conversation the request adapters build the two turns from (``thinking_budget``: Anthropic's
+    budget_tokens, its smallest by default)."""
+    extra = {} if thinking_budget is None else {"thinking_budget": thinking_budget}
     return ReplayScript(prompt=PROMPT, follow_up=FOLLOW_UP, max_tokens=MAX_OUTPUT_TOKENS, tools=TOOLS,
-                        tool_output=tool_output, alter=alter_text)
+                        tool_output=tool_output, alter=alter_text, **extra)
 
 
-def turn1_body(dialect: str) -> dict[str, Any]:
+def turn1_body(dialect: str, conversation: ReplayScript | None = None) -> dict[str, Any]:
     """Turn 1 without ``model`` and ``stream`` (the probe's scenario adds them): reasoning, then tool calls."""
-    return adapters.get(dialect).turn1_body(script())
+    return adapters.get(dialect).turn1_body(conversation or script())
+
+
+def turn1_fallback(dialect: str, conversation: ReplayScript | None = None) -> dict[str, Any] | None:
+    """Turn 1 as the dialect's API allows when :func:`turn1_body` is refused (None: nothing else to try)."""
+    return adapters.get(dialect).turn1_fallback(conversation or script())
 
 
 def tool_output(name: str, arguments: Any) -> str:
@@ -134,14 +151,24 @@ def altered_reasoning_item(item: Mapping[str, Any]) -> dict[str, Any] | None:
     return responses_adapter.altered_reasoning_item(item, alter_text)
 
 
-def turn2_body(dialect: str, turn1: Mapping[str, Any], family: str, variant: str) -> dict[str, Any] | None:
-    """Turn 2 without ``model`` and ``stream``; None when the variant cannot be built (no text to alter).
+def turn2_body(dialect: str, turn1: Mapping[str, Any], family: str, variant: str,
+               conversation: ReplayScript | None = None) -> dict[str, Any] | None:
+    """Turn 2 without ``model`` and ``stream``; None when the variant cannot be built (:func:`unbuilt`).
 
-    ``turn1`` is turn 1's :func:`turn1_output`: ``{"items": [...]}`` (Responses) or ``{"message": {...},
-    "field": "reasoning_content"}`` (chat)."""
+    ``turn1`` is turn 1's :func:`turn1_output`: ``{"items": [...]}`` (Responses), ``{"message": {...},
+    "field": "reasoning_content"}`` (chat) or ``{"content": [blocks]}`` (Messages)."""
     if family not in FAMILIES or variant not in VARIANTS:
         raise ValueError(f"unknown pair {family}/{variant}")
-    return adapters.get(dialect).turn2_body(script(), turn1, family, variant)
+    return adapters.get(dialect).turn2_body(conversation or script(), turn1, family, variant)
+
+
+def unbuilt(dialect: str, turn1: Mapping[str, Any], family: str, variant: str) -> str:
+    """Why :func:`turn2_body` gave no request for this pair."""
+    if family == "continue" and "function_call" not in after_reasoning(dialect, turn1):
+        return "turn 1 called no tool: a continuation has no tool results to send back"
+    if variant == "altered":
+        return "turn 1's reasoning has no text to alter (only encrypted content)"
+    return "the request cannot be built from turn 1's output"
 
 
 # --- turn 1's answer ----------------------------------------------------------------------------------
@@ -197,7 +224,10 @@ def scan_stream(dialect: str, body: bytes) -> StreamFacts:
         if adapter.is_reasoning_delta(obj):
             facts.reasoning_deltas += 1
         usage = adapter.stream_usage(obj)
-        if usage is not None:
+        if isinstance(usage, Mapping) and isinstance(facts.usage, Mapping):
+            # Split usage (Anthropic: the input counts in message_start, the output in message_delta) is one.
+            facts.usage = {**facts.usage, **{k: v for k, v in usage.items() if v is not None}}
+        elif usage is not None:
             facts.usage = usage
     return facts
 
@@ -207,7 +237,7 @@ def counts_from_stream(dialect: str, status: int | None, body: bytes, turn1: Map
     """:class:`Counts` of a 2xx streamed answer (``turn1``: its :func:`turn1_output`, for turn 1's facts)."""
     adapter = adapters.get(dialect)
     facts = scan_stream(dialect, body)
-    from_usage = usage_from(adapter.usage_fields, facts.usage, None)
+    from_usage = adapter.usage_counts(facts.usage)
     timings = facts.timings if isinstance(facts.timings, Mapping) else {}
     cache_n = timings.get("cache_n") if type(timings.get("cache_n")) is int else None
     prompt_n = timings.get("prompt_n") if type(timings.get("prompt_n")) is int else None
@@ -217,6 +247,7 @@ def counts_from_stream(dialect: str, status: int | None, body: bytes, turn1: Map
     values: dict[str, Any] = {
         "status": status, "input_tokens": prompt, "output_tokens": from_usage.output if from_usage else None,
         "cached_tokens": from_usage.cached if from_usage else None, "cache_n": cache_n, "prompt_n": prompt_n,
+        "cache_written": from_usage.written if from_usage else None,
     }
     if turn1 is not None:
         reported = adapter.usage_fields.reasoning_tokens(facts.usage)

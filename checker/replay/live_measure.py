@@ -34,9 +34,12 @@ class Counts:
     status: int | None = None
     error: str | None = None  # an HTTP error's message, or why the exchange gave no answer
     skipped: str | None = None  # why this request was not sent (or not answered by a replay server)
-    input_tokens: int | None = None  # usage input_tokens / prompt_tokens (else cache_n + prompt_n)
+    # usage input_tokens / prompt_tokens (else cache_n + prompt_n); Anthropic's input_tokens + cache reads + writes
+    input_tokens: int | None = None
     output_tokens: int | None = None
-    cached_tokens: int | None = None  # usage.input_tokens_details / prompt_tokens_details .cached_tokens
+    cached_tokens: int | None = None  # usage.input_tokens_details / prompt_tokens_details .cached_tokens,
+    # Anthropic's cache_read_input_tokens
+    cache_written: int | None = None  # Anthropic's cache_creation_input_tokens (part of input_tokens here)
     cache_n: int | None = None  # llama.cpp's timings.cache_n
     prompt_n: int | None = None  # llama.cpp's timings.prompt_n
     reasoning_tokens: int | None = None  # turn 1: the reasoning's length in tokens
@@ -199,7 +202,7 @@ class Row:
         return {
             "family": self.family, "variant": self.variant, "status": t2.status, "error": t2.error,
             "skipped": t2.skipped, "input_tokens": t2.input_tokens, "cached_tokens": t2.cached_tokens,
-            "cache_n": t2.cache_n, "prompt_n": t2.prompt_n, "reused": t2.reused,
+            "cache_written": t2.cache_written, "cache_n": t2.cache_n, "prompt_n": t2.prompt_n, "reused": t2.reused,
             "reuse_vs_previous_prompt": round(self.reuse, 4) if self.reuse is not None else None,
             "boundaries": self.bounds.as_dict() if self.bounds else None,
             "stopped": {"at": self.stop.at, "text": self.stop.text} if self.stop else None,
@@ -296,10 +299,11 @@ def _unmeasured(measurement: Measurement, rows: Sequence[Row]) -> str | None:
     answered = [r for r in rows if r.turn2.ok]
     counted = [r for r in answered if r.turn2.reused is not None]
     if answered and not counted:
-        return "the server reported no cached tokens (neither usage cached_tokens nor llama.cpp's timings.cache_n)"
+        return ("the server reported no cached tokens (neither usage cached_tokens or cache_read_input_tokens "
+                "nor llama.cpp's timings.cache_n)")
     if counted and all(r.turn2.reused == 0 for r in counted):
         return ("the server reported 0 cached tokens on every request (no prefix cache, or prompts below "
-                "its caching minimum: 1024 tokens at OpenAI)")
+                "its caching minimum: 1024 tokens at OpenAI, 1024 to 4096 at Anthropic by model)")
     return None
 
 

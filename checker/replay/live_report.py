@@ -11,6 +11,7 @@ from rich.text import Text
 
 from checker.console import make_console
 from checker.findings import Finding, Severity
+from checker.live import adapters
 from checker.replay import live
 from checker.replay.live_run import Exchange, LiveRun, Verdict
 from checker.version import __version__
@@ -62,6 +63,7 @@ def report_document(run: LiveRun, verdict: Verdict) -> dict[str, Any]:
         "fail_on": str(verdict.fail_on),
         "aborted": run.aborted,
         "unmeasured": analysis.unmeasured,
+        "notes": list(run.notes),
         "families": families,
         "findings": [f.as_dict() for f in verdict.findings],
         "requests": requests,
@@ -111,6 +113,8 @@ def render_text(run: LiveRun, verdict: Verdict, stream: IO[str], *, color: str =
     firsts = [e for e in run.exchanges if e.turn == 1]
     if firsts:
         console.print(_turn1_line(run, firsts, verdict))
+    for note in run.notes:
+        console.print(Text(f"note: {note}", style="yellow"))
     for family in live.FAMILIES:
         rows = [r for r in verdict.analysis.rows if r.family == family]
         if rows:
@@ -161,14 +165,18 @@ def _print_family(console: Any, run: LiveRun, verdict: Verdict, family: str, row
     table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
     table.add_column("variant", no_wrap=True)
     table.add_column("HTTP", no_wrap=True)
-    for column in ("input_tokens", "cached_tokens", "cache_n"):
+    third = _third_column(rows)
+    for column in ("input_tokens", "cached_tokens", third):
         table.add_column(column, justify="right", no_wrap=True)
     table.add_column("reuse", justify="right", no_wrap=True)
     table.add_column("reuse stopped", overflow="fold")
     table.add_column("verdict", no_wrap=True)
     for row in rows:
-        table.add_row(*_variant_cells(run, verdict, row))
+        table.add_row(*_variant_cells(run, verdict, row, third))
     console.print(table)
+    legend = adapters.get(run.dialect).usage_legend
+    if legend:
+        console.print(Text(legend, style="dim"))
     exact = next((r for r in rows if r.variant == "exact" and r.bounds is not None), None)
     if exact is not None and exact.bounds is not None:
         b = exact.bounds
@@ -179,7 +187,15 @@ def _print_family(console: Any, run: LiveRun, verdict: Verdict, family: str, row
         console.print(Text(live.TEMPLATE_TEXT[verdict.analysis.template], style="dim"))
 
 
-def _variant_cells(run: LiveRun, verdict: Verdict, row: Any) -> list[Any]:
+def _third_column(rows: Sequence[Any]) -> str:
+    """llama.cpp's ``cache_n`` where reported, else the tokens written to the cache where reported
+    (Anthropic's cache_creation_input_tokens), else ``cache_n`` (all dashes)."""
+    if any(r.turn2.cache_n is not None for r in rows) or not any(r.turn2.cache_written is not None for r in rows):
+        return "cache_n"
+    return "cache_written"
+
+
+def _variant_cells(run: LiveRun, verdict: Verdict, row: Any, third: str = "cache_n") -> list[Any]:
     t2 = row.turn2
     if t2.skipped:
         return [row.variant, "–", "–", "–", "–", "–", Text(f"not sent: {t2.skipped}", style="yellow"), ""]
@@ -191,7 +207,7 @@ def _variant_cells(run: LiveRun, verdict: Verdict, row: Any) -> list[Any]:
         if t2.error:
             stop.append(f" ({t2.error})", style="yellow")
     reuse = f"{row.reuse * 100:.0f}%" if row.reuse is not None else "–"
-    return [row.variant, _cell(t2.status), _cell(t2.input_tokens), _cell(t2.cached_tokens), _cell(t2.cache_n),
+    return [row.variant, _cell(t2.status), _cell(t2.input_tokens), _cell(t2.cached_tokens), _cell(getattr(t2, third)),
             reuse, stop, _verdict_text(exchange.findings if exchange else [], verdict.fail_on)]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,7 @@ import httpx
 from checker.errors import UsageError
 from checker.findings import Finding, Severity
 from checker.live import adapters
-from checker.live.adapters import RequestAdapter
+from checker.live.adapters import ReplayScript, RequestAdapter
 from checker.live.outcome import OutcomeCollector
 from checker.live.probe import SCENARIO_HEADER, ProbeConfig, ScenarioResult, probe_scenario
 from checker.live.scenarios import Scenario
@@ -67,6 +68,7 @@ class LiveRun:
     measurement: Measurement
     exchanges: list[Exchange]
     aborted: str | None = None  # why nothing could be measured at all (exit 2)
+    notes: list[str] = field(default_factory=list)  # what the run changed on its way (a turn 1 sent again)
 
 
 def dialect_endpoint(responses_url: str, adapter: RequestAdapter) -> str:
@@ -141,69 +143,113 @@ def _verdict(exchange: Exchange) -> list[Finding]:
     return findings
 
 
-async def run_pairs(config: ProbeConfig, dialect: str, *, on_request: OnRequest | None = None) -> LiveRun:
+class _Run:
+    """One live replay's requests, sent one at a time through the probe (:func:`run_pairs`)."""
+
+    def __init__(self, client: httpx.AsyncClient, config: ProbeConfig, dialect: str, conversation: ReplayScript,
+                 on_request: OnRequest | None) -> None:
+        self.client, self.config, self.dialect = client, config, dialect
+        self.conversation, self.on_request = conversation, on_request
+        self.headers = adapters.get(dialect).request_headers
+        self.exchanges: list[Exchange] = []
+        self.pairs: list[Pair] = []
+        self.notes: list[str] = []
+        self.turn1 = live.turn1_body(dialect, conversation)
+        self.unmeasured: str | None = None
+        self.aborted: str | None = None
+
+    async def send(self, name: str, family: str, variant: str, turn: int, body: Mapping[str, Any],
+                   keep: bool = True) -> Exchange:
+        if self.on_request is not None:
+            self.on_request(name)
+        scenario = Scenario(name=name, summary=f"live replay: {family}, {live.VARIANT_ABOUT[variant]}, turn {turn}",
+                            body=body, replay=(name,), headers=self.headers)
+        outcome = await probe_scenario(self.client, scenario, self.config)
+        exchange = Exchange(name=name, family=family, variant=variant, turn=turn, outcome=outcome)
+        exchange.findings = _verdict(exchange)
+        if outcome.result is not None and keep:
+            self.exchanges.append(exchange)
+        return exchange
+
+    async def first_turn(self, name: str, family: str, variant: str) -> Exchange:
+        """Turn 1; the first time, once more as the dialect's API allows if the server refuses it."""
+        fallback = live.turn1_fallback(self.dialect, self.conversation) if not self.pairs else None
+        first = await self.send(f"{name}-turn1", family, variant, 1, self.turn1, keep=fallback is None)
+        meta = first.outcome.meta
+        if fallback is None:
+            return first
+        if meta is not None and meta.status is not None and 400 <= meta.status < 500:
+            message = live.error_message(first.outcome.body)
+            self.notes.append(f"turn 1 refused (HTTP {meta.status}" + (f": {message}" if message else "") +
+                              f"), sent as {_differs(self.turn1, fallback)} instead")
+            self.turn1 = fallback
+            return await self.send(f"{name}-turn1", family, variant, 1, self.turn1)
+        if first.outcome.result is not None:
+            self.exchanges.append(first)
+        return first
+
+    async def pair(self, family: str, variant: str) -> bool:
+        """One pair; False when nothing can be measured at all (the first turn 1 failed)."""
+        name = f"replay-{family}-{variant}"
+        first = await self.first_turn(name, family, variant)
+        counts1, turn1, why = _turn1_facts(self.dialect, first.outcome)
+        if why is not None:
+            if not self.pairs:  # the first turn 1: nothing can be measured
+                ending = first.outcome.ending
+                if first.outcome.skipped or ending in ("connect-error", "tls-error"):
+                    self.aborted = why if first.outcome.skipped else \
+                        f"cannot connect to {self.config.redactor.url(self.config.url)}: {counts1.error}"
+                self.unmeasured = why
+                return False
+            self.pairs.append(Pair(family=family, variant=variant, turn1=counts1, turn2=Counts(skipped=why)))
+            return True
+        assert turn1 is not None
+        body = live.turn2_body(self.dialect, turn1, family, variant, self.conversation)
+        if body is None:
+            self.pairs.append(Pair(family=family, variant=variant, turn1=counts1,
+                                   turn2=Counts(skipped=live.unbuilt(self.dialect, turn1, family, variant))))
+            return True
+        second = await self.send(name, family, variant, 2, body)
+        self.pairs.append(Pair(family=family, variant=variant, turn1=counts1,
+                               turn2=_turn2_counts(self.dialect, second.outcome)))
+        return True
+
+
+def _differs(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    """How a fallback request differs from the first: its changed fields, in JSON."""
+    changed = [k for k in after if before.get(k) != after[k]]
+    return ", ".join(f"{k} {json.dumps(after[k], separators=(',', ':'))}" for k in changed) or "the same request"
+
+
+async def run_pairs(config: ProbeConfig, dialect: str, *, on_request: OnRequest | None = None,
+                    thinking_budget: int | None = None) -> LiveRun:
     """Send the six pairs, one request at a time; the measurement and every exchange."""
-    if dialect not in live.LIVE_DIALECTS:
-        raise UsageError(f"the live replay speaks {' and '.join(live.LIVE_DIALECTS)}, not {dialect}")
+    if not live.is_live_dialect(dialect):
+        raise UsageError(f"the live replay speaks {', '.join(live.LIVE_DIALECTS)}, not {dialect}")
     engine = dict(config.engine)
     adapter = adapters.get(dialect)
     url = dialect_endpoint(config.url, adapter)
     if not adapter.linted:
-        # A chat stream is not a Responses stream: only the HTTP exchange around it is judged.
+        # A stream of a dialect the engine does not know: only the HTTP exchange around it is judged.
         engine["ignore"] = [*(engine.get("ignore") or ()), "SCH010"]
     config = dataclasses.replace(config, url=url, engine=engine)
     limits = config.limits
     timeout = httpx.Timeout(connect=limits.connect_timeout, read=None, write=limits.idle_timeout, pool=None)
-    exchanges: list[Exchange] = []
-    pairs: list[Pair] = []
-    unmeasured = aborted = None
     async with httpx.AsyncClient(timeout=timeout, verify=config.verify, follow_redirects=True, max_redirects=5,
                                  event_hooks={"request": [_select_by_body]}) as client:
-
-        async def send(name: str, family: str, variant: str, turn: int, body: Mapping[str, Any]) -> Exchange:
-            if on_request is not None:
-                on_request(name)
-            scenario = Scenario(name=name, summary=f"live replay: {family}, {live.VARIANT_ABOUT[variant]}, "
-                                                   f"turn {turn}", body=body, replay=(name,))
-            outcome = await probe_scenario(client, scenario, config)
-            exchange = Exchange(name=name, family=family, variant=variant, turn=turn, outcome=outcome)
-            exchange.findings = _verdict(exchange)
-            if outcome.result is not None:
-                exchanges.append(exchange)
-            return exchange
-
+        run = _Run(client, config, dialect, live.script(thinking_budget), on_request)
         for family, variant in live.PAIRS:
-            name = f"replay-{family}-{variant}"
-            first = await send(f"{name}-turn1", family, variant, 1, live.turn1_body(dialect))
-            counts1, turn1, why = _turn1_facts(dialect, first.outcome)
-            if why is not None:
-                if not pairs:  # the first turn 1: nothing can be measured
-                    ending = first.outcome.ending
-                    if first.outcome.skipped or ending in ("connect-error", "tls-error"):
-                        aborted = why if first.outcome.skipped else \
-                            f"cannot connect to {config.redactor.url(url)}: {counts1.error}"
-                    unmeasured = why
-                    break
-                pairs.append(Pair(family=family, variant=variant, turn1=counts1, turn2=Counts(skipped=why)))
-                continue
-            assert turn1 is not None
-            body = live.turn2_body(dialect, turn1, family, variant)
-            if body is None:
-                pairs.append(Pair(family=family, variant=variant, turn1=counts1,
-                                  turn2=Counts(skipped="turn 1's reasoning has no text to alter "
-                                                       "(only encrypted content)")))
-                continue
-            second = await send(name, family, variant, 2, body)
-            pairs.append(Pair(family=family, variant=variant, turn1=counts1,
-                              turn2=_turn2_counts(dialect, second.outcome)))
-    measurement = Measurement(dialect=dialect, pairs=tuple(pairs), unmeasured=unmeasured)
+            if not await run.pair(family, variant):
+                break
+    measurement = Measurement(dialect=dialect, pairs=tuple(run.pairs), unmeasured=run.unmeasured)
     return LiveRun(url=config.redactor.url(url), model=config.redactor.text(config.model), dialect=dialect,
-                   measurement=measurement, exchanges=exchanges, aborted=aborted)
+                   measurement=measurement, exchanges=run.exchanges, aborted=run.aborted, notes=run.notes)
 
 
-def run_live(config: ProbeConfig, dialect: str, *, on_request: OnRequest | None = None) -> LiveRun:
+def run_live(config: ProbeConfig, dialect: str, *, on_request: OnRequest | None = None,
+             thinking_budget: int | None = None) -> LiveRun:
     """The synchronous entry point: :func:`run_pairs` in a fresh event loop."""
-    return asyncio.run(run_pairs(config, dialect, on_request=on_request))
+    return asyncio.run(run_pairs(config, dialect, on_request=on_request, thinking_budget=thinking_budget))
 
 
 # --- the verdict ---------------------------------------------------------------------------------------

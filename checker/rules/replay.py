@@ -104,14 +104,67 @@ PREFIX_CACHE_NOT_REUSED = rule(
     "request extends it",
     summary="Flags a turn that continues the previous request of its conversation but whose usage reports "
             "less than half of the previous prompt as cached (`usage.input_tokens_details.cached_tokens`, "
-            "chat `prompt_tokens_details.cached_tokens`, or llama.cpp's `timings.cache_n`); only for previous "
-            "prompts of 1024 tokens or more, below which OpenAI caches nothing.",
+            "chat `prompt_tokens_details.cached_tokens`, Messages `cache_read_input_tokens` against its whole "
+            "prompt, or llama.cpp's `timings.cache_n`); only for previous prompts of 1024 tokens or more, below "
+            "which OpenAI caches nothing.",
     why="A stateless replay that sends the history back unchanged lets the server reuse its prefix cache; a "
         "low reuse means the client rewrote an earlier part of the prompt (reasoning dropped or altered, tool "
         "arguments re-serialised, a changing system prompt), and every turn pays for the whole prompt again.",
     sources=(SPEC4, LLAMA_README, "OpenAI prompt caching guide (prompts of 1024 tokens or more)"),
     bad="replay/RPL007-prefix-cache-not-reused.conversation.json",
     good=GOOD_RESPONSES,
+)
+
+SPEC7 = "docs/spec.md §7.2 (a thinking block's signature, needed to send it back)"
+ANTHROPIC_THINKING = ("Anthropic extended thinking guide: pass thinking blocks back unmodified, with their "
+                      "signature, for the last assistant turn of a tool loop")
+GOOD_MESSAGES = "replay/good-messages.conversation.json"
+
+THINKING_SIGNATURE_DROPPED = rule(
+    "RPL008", "thinking-signature-dropped", "error",
+    "assistant message {index} sends back thinking block {block} without the signature response {response} "
+    "emitted with it",
+    summary="Flags an Anthropic Messages request that sends back a thinking block of an earlier answer with "
+            "its `signature` missing or empty although the server streamed a non-empty one "
+            "(`signature_delta`).",
+    why="The signature is what lets the server trust the thinking it gets back: Anthropic rejects a thinking "
+        "block without it (HTTP 400), so a client that rebuilds the assistant message from the text alone (a "
+        "conversion to the OpenAI chat shape and back, a log that kept only `thinking`) breaks every tool loop "
+        "with thinking on. The anthropic SDKs keep it: `message.content` sent back as it came is right.",
+    sources=(SPEC5, SPEC7, ANTHROPIC_THINKING, ANTHROPIC_400),
+    bad="replay/RPL008-thinking-signature-dropped.conversation.json",
+    good=GOOD_MESSAGES,
+)
+THINKING_BLOCK_ALTERED = rule(
+    "RPL009", "thinking-block-altered", "error",
+    "assistant message {index} sends back its thinking changed: {what} (not as response {response} emitted it)",
+    summary="Flags an Anthropic Messages request whose assistant message, recognised as an earlier answer by "
+            "its text and tool_use ids, carries thinking or redacted_thinking blocks that differ from the ones "
+            "the server emitted for it: a text, signature or `data` changed, blocks added, left out or "
+            "reordered, or a thinking block after the text or tool_use it preceded.",
+    why="Thinking goes back exactly as it came, first in the message: Anthropic checks the signature against "
+        "the text and rejects a mismatch (HTTP 400), a redacted block is opaque and must come back whole, and "
+        "a server that does not check (llama-server) renders a chain of thought the model never wrote, with "
+        "its prefix cache stopping at the edit.",
+    sources=(SPEC5, SPEC7, ANTHROPIC_THINKING, LLAMA_README),
+    bad="replay/RPL009-thinking-block-altered.conversation.json",
+    good=GOOD_MESSAGES,
+)
+THINKING_BLOCK_MISSING = rule(
+    "RPL010", "thinking-block-missing", "warning",
+    "assistant message {index} is in the current turn but is sent without its thinking ({count}, emitted by "
+    "response {response})",
+    summary="Flags an Anthropic Messages request that continues a tool loop (no user message with anything but "
+            "`tool_result` blocks after the assistant message) but sends the assistant message without the "
+            "thinking or redacted_thinking blocks the server emitted with it; a request with thinking disabled "
+            "is left alone.",
+    why="Inside a turn the thinking must come back with its tool calls: Anthropic answers HTTP 400 \"Expected "
+        "`thinking` or `redacted_thinking`, but found `tool_use`\", and a server that takes the history as it "
+        "comes (llama-server) loses the plan and the prefix cache of the reasoning. Earlier turns may leave it "
+        "out (Anthropic strips it), as the case-file rule does.",
+    sources=(SPEC5, CASES, ANTHROPIC_THINKING, ANTHROPIC_400),
+    bad="replay/RPL010-thinking-block-missing.conversation.json",
+    good=GOOD_MESSAGES,
 )
 
 # --- the live replay (RPL1xx) -------------------------------------------------------------------------
@@ -177,7 +230,8 @@ REPLAYED_REASONING_REJECTED = rule(
     "the server rejected the {family} request that sends the reasoning back exactly as it emitted it: "
     "HTTP {status}{error}{control}",
     summary="Live replay: flags an HTTP error answer to a stateless turn 2 that sends turn 1's reasoning back "
-            "unchanged (the Responses reasoning item as emitted, or chat `reasoning_content`).",
+            "unchanged (the Responses reasoning item as emitted, chat `reasoning_content`, or the Messages "
+            "thinking and redacted_thinking blocks with their signatures).",
     why="A server must accept its own output back: clients are told to pass reasoning items back unchanged "
         "between tool calls, and the case-file rule sends `reasoning_content` in the current turn. llama-server "
         "rejects a replayed reasoning item without `summary` or with an empty `content` (HTTP 400); a server "

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from checker import dialects
 from checker.findings import Finding, Position
-from checker.live.answer import Outcome, UsageFields
+from checker.live.answer import Outcome, Usage, UsageFields, usage_from
 from checker.live.conversation import Conversation, EmittedReasoning, Exchange, Key
 
 START = Position(line=1, byte=0)
@@ -40,6 +40,9 @@ class ReplayScript:
     tools: list[dict[str, Any]]  # Responses function tools ({"type": "function", "name", ...})
     tool_output: Callable[[str, Any], str]  # the made-up result of a call: (name, arguments) -> text
     alter: Callable[[str], str | None]  # one word of a text changed (None: no word to change)
+    # Anthropic's thinking budget_tokens (its smallest, 1024, by default; llama-server reads it as its
+    # reasoning budget, so a test with a tiny model asks for less).
+    thinking_budget: int = 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,6 +84,8 @@ class RequestAdapter(ABC):
     words: ClassVar[Mapping[str, str]]
     # Request headers every request of this dialect carries (Anthropic's API version header).
     request_headers: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # What the live replay's usage columns mean for this dialect, when not what their names say.
+    usage_legend: ClassVar[str | None] = None
     # Body fields a streamed request adds (chat's stream_options: without it no usage chunk is sent).
     stream_fields: ClassVar[Mapping[str, Any]] = {}
 
@@ -143,6 +148,11 @@ class RequestAdapter(ABC):
     def turn1_body(self, script: ReplayScript) -> dict[str, Any]:
         """Turn 1 without ``model`` and ``stream``: a request that makes the model reason, then call tools."""
 
+    def turn1_fallback(self, script: ReplayScript) -> dict[str, Any] | None:
+        """Turn 1 again when the server refused :meth:`turn1_body` (HTTP 4xx): what its API allows instead
+        (Anthropic refuses a forced tool with thinking on); None: nothing else to try."""
+        return None
+
     @abstractmethod
     def turn1_output(self, outcome: Outcome) -> dict[str, Any]:
         """What turn 2 is built from, taken from turn 1's answer."""
@@ -171,3 +181,7 @@ class RequestAdapter(ABC):
     @abstractmethod
     def stream_usage(self, obj: Mapping[str, Any]) -> Any:
         """The ``usage`` object a streamed event object carries (None when it carries none)."""
+
+    def usage_counts(self, usage: Any) -> Usage | None:
+        """The counts of a (merged) ``usage`` object of a streamed answer, llama.cpp's timings left aside."""
+        return usage_from(self.usage_fields, usage, None)

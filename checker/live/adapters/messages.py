@@ -7,8 +7,9 @@ are ``input_tokens`` / ``output_tokens``, cached tokens in ``cache_read_input_to
 prompt count here, as the other dialects count them), split across ``message_start`` and ``message_delta``.
 
 A thinking block goes back to the server with its ``signature`` as it came (Anthropic's extended thinking:
-the signature is what lets the server trust the text); the live replay's turn 2 sends it exact, drops it,
-or alters one word of its text while keeping the signature.
+the signature is what lets the server trust the text): the proxy's history checks of that are
+:mod:`checker.live.adapters.messages_history` (RPL008-RPL010); the live replay's turn 2 sends turn 1's blocks
+back exact, drops the thinking, or alters one word of its text while keeping the signature.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from checker.findings import Finding
+from checker.live.adapters import messages_history
 from checker.live.adapters.base import Accumulator, Ask, ReplayScript, RequestAdapter
 from checker.live.answer import Outcome, Usage, UsageFields
 from checker.live.conversation import Conversation, EmittedReasoning, Exchange, Key, json_list, text_of
@@ -28,7 +30,7 @@ USAGE = UsageFields(prompt="input_tokens", output="output_tokens", prompt_detail
 API_VERSION = "2023-06-01"  # the anthropic-version header every request carries (the SDKs send this one)
 # Anthropic's smallest thinking budget; max_tokens must exceed it, so asking to reason raises max_tokens.
 THINKING_BUDGET = 1024
-THINKING_TYPES = ("thinking", "redacted_thinking")
+THINKING_TYPES = messages_history.THINKING_TYPES
 
 
 def _int(value: Any) -> int | None:
@@ -42,29 +44,34 @@ def messages_usage(usage: Mapping[str, Any]) -> Usage | None:
     if fresh is None and read is None and output is None:
         return None
     prompt = None if fresh is None else fresh + (read or 0) + (written or 0)
-    return Usage(prompt=prompt, cached=read, output=output, source="usage")
+    return Usage(prompt=prompt, cached=read, output=output, source="usage", written=written)
 
 
-def block_keys(block: Mapping[str, Any]) -> list[Key]:
+def block_keys(role: str, block: Mapping[str, Any]) -> list[Key]:
     kind = block.get("type")
     if kind == "tool_use":
         return [("call", str(block.get("id")))]
     if kind == "tool_result":
         return [("out", str(block.get("tool_use_id")))]
     if kind == "text":
-        return [("text", str(block.get("text")))]
-    return []  # thinking is what the checks compare, not what identifies a turn
+        return [("msg", role, str(block.get("text")))]
+    if kind in THINKING_TYPES:
+        return []  # thinking is what the checks compare, not what identifies a turn
+    return [("block", role, str(kind))]  # an image, a document: there, whatever it holds
 
 
 def message_keys(message: Mapping[str, Any]) -> list[Key]:
+    """A message as keys: a string content and a list of one text block are the same message (the SDKs
+    accept both, and a client may send its first message either way)."""
+    role = str(message.get("role"))
     content = message.get("content")
     if isinstance(content, str):
-        return [("msg", str(message.get("role")), content)]
+        return [("msg", role, content)]
     keys: list[Key] = []
     for block in json_list(content):
         if isinstance(block, Mapping):
-            keys.extend(block_keys(block))
-    return keys or [("msg", str(message.get("role")), text_of(content))]
+            keys.extend(block_keys(role, block))
+    return keys or [("msg", role, text_of(content))]
 
 
 class _Answer(Accumulator):
@@ -126,6 +133,9 @@ class MessagesAdapter(RequestAdapter):
              "entries": "messages", "history": "messages", "no_reasoning": "thinking disabled",
              "one_call": 'tool_choice "any", disable_parallel_tool_use'}
     request_headers = (("anthropic-version", API_VERSION),)
+    usage_legend = ("input_tokens: every prompt token (Anthropic's input_tokens + cache_read_input_tokens + "
+                    "cache_creation_input_tokens); cached_tokens: cache_read_input_tokens; cache_written: "
+                    "cache_creation_input_tokens")
 
     def scenario_body(self, ask: Ask) -> dict[str, Any]:
         body: dict[str, Any] = {} if ask.model is None else {"model": ask.model}
@@ -193,12 +203,13 @@ class MessagesAdapter(RequestAdapter):
 
     def history_findings(self, request: Mapping[str, Any], conversation: Conversation,
                          elsewhere: Callable[[str], EmittedReasoning | None]) -> list[Finding]:
-        # The RPL rules are written for reasoning items and chat reasoning fields; thinking blocks sent back
-        # are checked by the live replay (their signature), not yet by the proxy's history checks.
-        return []
+        return messages_history.thinking_findings(request, conversation)
 
     def remember(self, conversation: Conversation, exchange: Exchange, outcome: Outcome) -> None:
-        return None  # nothing to compare later requests with until the history checks read thinking blocks
+        messages = exchange.request.get("messages")
+        position = len(messages) if isinstance(messages, list) else 0  # where the answer will be sent back
+        for offset, message in enumerate(outcome.output):
+            messages_history.remember(conversation, position + offset, message.get("content"), exchange.number)
 
     # --- the live replay ----------------------------------------------------------------------------
 
@@ -207,45 +218,68 @@ class MessagesAdapter(RequestAdapter):
         return [{"name": t["name"], "description": t.get("description", ""),
                  "input_schema": t.get("parameters", {"type": "object"})} for t in script.tools]
 
+    def _replay_body(self, script: ReplayScript, messages: list[dict[str, Any]], tool_choice: str,
+                     ) -> dict[str, Any]:
+        """A replay request as the anthropic SDKs' users write one: thinking on with its budget (max_tokens
+        above it, as Anthropic requires), and a cache breakpoint on the last block, without which Anthropic
+        caches nothing (llama-server ignores it: its cache is a prefix cache)."""
+        last = messages[-1]
+        if isinstance(last["content"], str):
+            last["content"] = [{"type": "text", "text": last["content"]}]
+        last["content"][-1] = {**last["content"][-1], "cache_control": {"type": "ephemeral"}}
+        return {"max_tokens": script.max_tokens + script.thinking_budget,
+                "thinking": {"type": "enabled", "budget_tokens": script.thinking_budget},
+                "messages": messages, "tools": self._tools(script), "tool_choice": {"type": tool_choice}}
+
     def turn1_body(self, script: ReplayScript) -> dict[str, Any]:
-        return {"max_tokens": script.max_tokens + THINKING_BUDGET,
-                "thinking": {"type": "enabled", "budget_tokens": THINKING_BUDGET},
-                "messages": [{"role": "user", "content": script.prompt}], "tools": self._tools(script),
-                "tool_choice": {"type": "auto"}}  # Anthropic refuses a forced tool with thinking on
+        # A forced tool, as the other dialects' turn 1 ("required"): a model that must call a tool reasons
+        # then calls one, which is what a continuation sends back.
+        return self._replay_body(script, [{"role": "user", "content": script.prompt}], "any")
+
+    def turn1_fallback(self, script: ReplayScript) -> dict[str, Any] | None:
+        # Anthropic refuses a forced tool with thinking on (HTTP 400): "auto" is what it allows.
+        return self._replay_body(script, [{"role": "user", "content": script.prompt}], "auto")
 
     def turn1_output(self, outcome: Outcome) -> dict[str, Any]:
         content = outcome.output[0].get("content") if outcome.output else []
         return {"content": copy.deepcopy(content if isinstance(content, list) else [])}
 
-    def turn2_body(self, script: ReplayScript, turn1: Mapping[str, Any], family: str,
-                   variant: str) -> dict[str, Any] | None:
+    @staticmethod
+    def _sent_blocks(script: ReplayScript, turn1: Mapping[str, Any], variant: str) -> list[dict[str, Any]] | None:
+        """Turn 1's content blocks as the variant sends them back: exact (thinking and redacted_thinking
+        blocks as emitted, signature and data included: what the SDKs' ``message.content`` holds), dropped
+        (no thinking block), altered (one word of the first thinking text changed, its signature kept: it no
+        longer matches). None: nothing to alter."""
         blocks: list[dict[str, Any]] = []
         altered = False
         for block in turn1.get("content") or []:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") in THINKING_TYPES and variant == "dropped":
+            if not isinstance(block, dict) or (block.get("type") in THINKING_TYPES and variant == "dropped"):
                 continue
             block = copy.deepcopy(block)
             if block.get("type") == "thinking" and variant == "altered" and not altered:
                 changed = script.alter(str(block.get("thinking") or ""))
-                if changed is None:
-                    return None
-                block["thinking"], altered = changed, True  # the signature stays: it no longer matches
+                if changed is not None:
+                    block["thinking"], altered = changed, True
             blocks.append(block)
-        if variant == "altered" and not altered:
+        return None if variant == "altered" and not altered else blocks
+
+    def turn2_body(self, script: ReplayScript, turn1: Mapping[str, Any], family: str,
+                   variant: str) -> dict[str, Any] | None:
+        blocks = self._sent_blocks(script, turn1, variant)
+        if blocks is None:
             return None
         results = [{"type": "tool_result", "tool_use_id": str(b.get("id")),
                     "content": script.tool_output(str(b.get("name")), json.dumps(b.get("input")))}
                    for b in blocks if b.get("type") == "tool_use"]
+        if family == "continue" and not results:
+            return None  # no tool loop to continue: it would end with the assistant message (a prefill)
         messages: list[dict[str, Any]] = [{"role": "user", "content": script.prompt},
                                           {"role": "assistant", "content": blocks}]
         follow = [{"type": "text", "text": script.follow_up}] if family == "new_user" else []
         if results or follow:
             messages.append({"role": "user", "content": [*results, *follow]})
-        return {"max_tokens": script.max_tokens + THINKING_BUDGET,
-                "thinking": {"type": "enabled", "budget_tokens": THINKING_BUDGET},
-                "messages": messages, "tools": self._tools(script), "tool_choice": {"type": "auto"}}
+        # No forced tool in turn 2 (as the other dialects'); Anthropic refuses one with thinking on anyway.
+        return self._replay_body(script, messages, "auto")
 
     def reasoning_of(self, turn1: Mapping[str, Any]) -> str:
         return _thinking_text(turn1.get("content"))
@@ -268,3 +302,6 @@ class MessagesAdapter(RequestAdapter):
         if obj.get("type") == "message_start" and isinstance(obj.get("message"), Mapping):
             return obj["message"].get("usage")
         return obj.get("usage") if obj.get("type") == "message_delta" else None
+
+    def usage_counts(self, usage: Any) -> Usage | None:
+        return messages_usage(usage) if isinstance(usage, Mapping) else None
