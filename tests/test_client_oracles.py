@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_corpus import CAPTURES, Declaration, declaration, is_chat, rel
+from test_corpus import CAPTURES, Declaration, declaration, is_chat, is_messages, rel
 
 import node_oracle
 from checker.captures import sidecar
@@ -48,11 +48,12 @@ def _probe_exchange(path: Path) -> bool:
 
 # Probe captures (captures/http: X.meta.json records an HTTP exchange: a status, a stall, a non-streaming
 # answer) are left out: the oracles replay a body as a 200 event stream, which is not what those clients saw.
-# Streams of other dialects are held to their own clients' oracles (captures/messages:
-# tests/test_messages_oracles.py; Chat Completions streams, wherever they are: tests/test_chat_oracles.py).
+# Streams of other dialects are held to their own clients' oracles (captures/messages and Messages streams
+# elsewhere: tests/test_messages_oracles.py; Chat Completions streams, wherever they are: tests/test_chat_oracles.py).
 OTHER_DIALECTS = ("messages",)
 ALL = sorted(p for p in CAPTURES.rglob("*.sse")
-             if not _probe_exchange(p) and p.relative_to(CAPTURES).parts[0] not in OTHER_DIALECTS and not is_chat(p))
+             if not _probe_exchange(p) and p.relative_to(CAPTURES).parts[0] not in OTHER_DIALECTS and not is_chat(p)
+             and not is_messages(p))
 DECLARED_MATRICES = sorted(p for p in ALL if p.with_name(p.name[: -len(".sse")] + ".clients.json").is_file())
 
 _LIMIT = ("sse-check's own {limit} limit (declared by the capture) skips {what}; the client has no such limit "

@@ -94,6 +94,13 @@ def is_chat(path: Path) -> bool:
     return isinstance(obj, dict) and recognise(obj) is not None
 
 
+def is_messages(path: Path) -> bool:
+    """Whether a capture is an Anthropic Messages stream (it opens with message_start): checked by the
+    anthropic oracles wherever it is (captures/messages, the Messages live replay's captures/replay set)."""
+    obj = first_object(path)
+    return isinstance(obj, dict) and obj.get("type") == "message_start"
+
+
 def _expect_sidecar(path: Path) -> Path:
     return path.with_name(path.name[: -len(".sse")] + ".expect.json")
 

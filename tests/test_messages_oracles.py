@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_corpus import CAPTURES, declaration, rel
+from test_corpus import CAPTURES, declaration, is_messages, rel
 
 import node_oracle
 from checker.compat import Verdict, matrix
@@ -34,7 +34,9 @@ from checker.oracles.anthropic_python import canonical
 from checker.profiles import get_profile
 
 MESSAGES = CAPTURES / "messages"
-ALL = sorted(MESSAGES.rglob("*.sse"))
+# captures/messages, and the Messages streams elsewhere (the Messages live replay's set in captures/replay)
+ALL = sorted(MESSAGES.rglob("*.sse")) + sorted(p for p in CAPTURES.rglob("*.sse")
+                                               if MESSAGES not in p.parents and is_messages(p))
 PY, TS = "anthropic-python", "anthropic-ts"
 
 # Codes whose `degraded` the oracles' view of the final message (block types, tool ids, texts, stop_reason)
