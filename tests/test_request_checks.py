@@ -62,14 +62,13 @@ def test_every_request_the_captures_record_is_valid_except_the_probes_invalid_on
         request = record.get("request") if path.name.endswith(".meta.json") else record
         if not isinstance(request, dict) or (path.name.endswith(".meta.json") and record.get("expect") == "error"):
             continue
-        if adapters.for_request(request).name == "messages":
-            continue  # a Messages request elsewhere (the Messages live replay's set in captures/replay)
         invalid = path.name.startswith("HTP021")
         endpoint = dialects.for_endpoint(urlsplit(str(record.get("url") or "")).path) \
             if path.name.endswith(".meta.json") and record.get("url") else None
         if endpoint is not None and endpoint.requests is not None:
             api = endpoint.requests.schema  # the endpoint the probe or the proxy recorded
-        elif path.relative_to(ROOT / "captures").parts[0] == "messages":
+        elif path.relative_to(ROOT / "captures").parts[0] == "messages" or \
+                adapters.for_request(request).name == "messages":  # also the Messages live replay's set
             api = "messages"  # Anthropic's MessageCreateParams (schemas/anthropic/requests)
         else:
             api = "chat" if "messages" in request else "responses"
