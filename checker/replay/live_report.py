@@ -42,6 +42,7 @@ def report_document(run: LiveRun, verdict: Verdict) -> dict[str, Any]:
             exchange = _exchange(run, row.family, row.variant, 2)
             findings = exchange.findings if exchange else []
             entry["request"] = exchange.name if exchange else None
+            entry["sent_back"] = [f.as_dict() for f in exchange.sent_back] if exchange else []
             entry["verdict"] = {"failed": any(f.severity >= verdict.fail_on for f in findings), **_counts(findings)}
             variants.append(entry)
         families.append({"family": family, "about": live.FAMILY_ABOUT[family], "variants": variants,
@@ -183,8 +184,25 @@ def _print_family(console: Any, run: LiveRun, verdict: Verdict, family: str, row
         console.print(Text(f"boundaries: previous prompt {b.previous_prompt} · + reasoning "
                            f"≈{_cell(b.reasoning_end)} · + whole output ≈{_cell(b.output_end)} "
                            "(reuse: cached tokens ÷ the previous prompt)", style="dim"))
+    sent = _sent_back_line(run, rows)
+    if sent is not None:
+        console.print(sent)
     if family == "new_user" and verdict.analysis.template is not None:
         console.print(Text(live.TEMPLATE_TEXT[verdict.analysis.template], style="dim"))
+
+
+def _sent_back_line(run: LiveRun, rows: Sequence[Any]) -> Text | None:
+    """What each variant sent back of the reasoning, as the proxy's history checks (RPL0xx) judge it."""
+    parts = []
+    for row in rows:
+        exchange = _exchange(run, row.family, row.variant, 2)
+        if exchange is None:
+            continue
+        codes = sorted({f.code for f in exchange.sent_back})
+        parts.append(f"{row.variant} " + (", ".join(codes) if codes else "as the rule wants"))
+    if not parts:
+        return None
+    return Text("sent back (the proxy's RPL checks): " + " · ".join(parts), style="dim")
 
 
 def _third_column(rows: Sequence[Any]) -> str:

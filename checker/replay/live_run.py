@@ -28,6 +28,7 @@ from checker.errors import UsageError
 from checker.findings import Finding, Severity
 from checker.live import adapters
 from checker.live.adapters import ReplayScript, RequestAdapter
+from checker.live.history import Tracker
 from checker.live.outcome import OutcomeCollector
 from checker.live.probe import SCENARIO_HEADER, ProbeConfig, ScenarioResult, probe_scenario
 from checker.live.scenarios import Scenario
@@ -53,6 +54,9 @@ class Exchange:
     turn: int
     outcome: ScenarioResult
     findings: list[Finding] = field(default_factory=list)
+    # turn 2: what the proxy's history checks (RPL0xx) say of the reasoning it sends back; the controls
+    # break them on purpose, so these never fail the run
+    sent_back: list[Finding] = field(default_factory=list)
 
     @property
     def http(self) -> dict[str, Any]:
@@ -210,9 +214,23 @@ class _Run:
                                    turn2=Counts(skipped=live.unbuilt(self.dialect, turn1, family, variant))))
             return True
         second = await self.send(name, family, variant, 2, body)
+        second.sent_back = sent_back(self.dialect, self.turn1, first.outcome.body, body)
         self.pairs.append(Pair(family=family, variant=variant, turn1=counts1,
                                turn2=_turn2_counts(self.dialect, second.outcome)))
         return True
+
+
+def sent_back(dialect: str, turn1: Mapping[str, Any], answer: bytes, turn2: Mapping[str, Any]) -> list[Finding]:
+    """The history checks of the proxy (checker.live.history) on turn 2, after turn 1 and its streamed answer:
+    what a client sending turn 2 would be told of the reasoning it sends back."""
+    name = adapters.get(dialect).name
+    tracker = Tracker()
+    first, _ = tracker.begin(1, name, turn1)
+    collector = OutcomeCollector(name)
+    collector.feed(answer)
+    tracker.finish(first, collector.close())
+    _, found = tracker.begin(2, name, turn2)
+    return [f for f in found if f.code.startswith("RPL")]
 
 
 def _differs(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:

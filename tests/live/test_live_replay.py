@@ -266,6 +266,10 @@ def test_the_json_report_and_every_answer_picked_by_its_body(replay_server: Serv
         assert row["boundaries"] == {"previous_prompt": 275, "reasoning_end": 284, "output_end": 352}
         assert row["request"] == f"replay-{pair[0]}-{pair[1]}" and row["verdict"]["failed"] is False
     assert rows[("continue", "exact")]["reuse_vs_previous_prompt"] == round(284 / 275, 4)
+    # what each turn 2 sent back, as the proxy's history checks judge it (the controls break them on purpose)
+    assert {p: [f["code"] for f in rows[p]["sent_back"]] for p in live.PAIRS} == {
+        ("continue", "exact"): [], ("continue", "dropped"): ["RPL003"], ("continue", "altered"): ["RPL001"],
+        ("new_user", "exact"): [], ("new_user", "dropped"): [], ("new_user", "altered"): ["RPL001"]}
     # 12 requests, each answered from the capture its body matches (the scenario header is not sent)
     requests = report["requests"]
     assert [(r["name"], r["turn"]) for r in requests] == [
@@ -425,6 +429,8 @@ def test_the_real_servers_chat_replay_served_back_gives_its_table(serve: Any) ->
         (384, 284), (370, 273), (384, 279), (382, 273), (382, 273), (382, 273)]
     assert report["families"][1]["template"] == "drops"
     assert codes(report) == ["RPL102"] and code == 0
+    assert [[f["code"] for f in rows[p]["sent_back"]] for p in live.PAIRS] == [
+        [], ["RPL004"], ["RPL005"], ["RPL006"], [], ["RPL006"]]  # RPL006: earlier-turn reasoning sent on purpose
 
 
 # --- usage errors ----------------------------------------------------------------------------------------------

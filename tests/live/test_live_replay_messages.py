@@ -137,6 +137,10 @@ def test_the_real_servers_messages_replay_served_back_gives_its_table(serve: Any
         "reasoning", "prompt", "reasoning-partial", "prompt", "prompt", "prompt"]
     assert report["families"][1]["template"] == "drops"
     assert codes(report) == ["RPL102"] and code == 0
+    # what went back, as the proxy's history checks judge it: the exact thinking passes, the controls do not
+    assert {p: [f["code"] for f in rows[p]["sent_back"]] for p in live.PAIRS} == {
+        ("continue", "exact"): [], ("continue", "dropped"): ["RPL010"], ("continue", "altered"): ["RPL009"],
+        ("new_user", "exact"): [], ("new_user", "dropped"): [], ("new_user", "altered"): ["RPL009"]}
     for request in report["requests"]:  # each answered from the capture its body matches: no header sent
         assert request["http"]["replayed_as"] == ("replay-turn1" if request["turn"] == 1 else request["name"])
     turn1 = report["measurement"]["pairs"][0]["turn1"]
@@ -147,6 +151,8 @@ def test_the_real_servers_messages_replay_served_back_gives_its_table(serve: Any
     text = " ".join(out.split())
     assert code == 0 and "dialect anthropic" in text and "cached_tokens: cache_read_input_tokens" in text
     assert "exact 200 384 284 – 103% after the reasoning, before the tool calls" in text
+    assert ("sent back (the proxy's RPL checks): exact as the rule wants · dropped RPL010 · altered RPL009"
+            in text)
 
 
 # --- live: an Anthropic-shaped server ---------------------------------------------------------------------------
