@@ -167,8 +167,9 @@ class StreamLinter:
                 self._stop("event", max_events, item.position)  # type: ignore[union-attr]
                 break
             if template is not None:
-                if name == template.name and data_lines == 1 and template.apply(data):
+                if name == template.name and data_lines == 1 and template.match(data):
                     continue
+                template.flush()
                 runs.dropped(template, index)
                 template = self._template = None
             if not plain or data_lines != 1 or len(data) > big:
@@ -225,6 +226,8 @@ class StreamLinter:
                     continue
             self._event_full(item, out, obj, violations)  # type: ignore[arg-type]
             plain = self._plain
+        if template is not None:
+            template.flush()
         return out
 
     def _admit(self, chunk: bytes) -> bytes | None:

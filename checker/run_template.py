@@ -51,14 +51,17 @@ _LEAF_TYPES = {"text": frozenset({"string"}), "number": frozenset({"integer", "n
 
 
 class Template:
-    """The bytes of a run's next event, with holes; ``apply(data)`` takes a matching event (True) or does
-    nothing (False: the event goes the usual way)."""
+    """The bytes of a run's next event, with holes. ``match(data)`` notes a matching event as taken (True) or
+    does nothing (False: the event goes the usual way); ``flush()`` hands the events noted so far to the
+    machine, in one ``take``: the engine calls it before anything else reads or changes the machine."""
 
-    __slots__ = ("name", "apply", "built_at")
+    __slots__ = ("name", "match", "flush", "built_at")
 
-    def __init__(self, name: str | None, apply: Callable[[bytes], bool], built_at: int) -> None:
+    def __init__(self, name: str | None, match: Callable[[bytes], bool], flush: Callable[[], None],
+                 built_at: int) -> None:
         self.name = name  # the SSE event name the run's events carry
-        self.apply = apply
+        self.match = match
+        self.flush = flush
         self.built_at = built_at  # the index of the event it was made from
 
 
@@ -83,12 +86,12 @@ class RunTemplates:
         schema_set = self._name
         if spec is None or schema_set is None:
             return None
-        text, number, ignored, take = spec
+        text, number, ignored, floor, take = spec
         if not all(free_in_schema(schema_set, etype, path, "text") for path in (text, *ignored)) or \
                 (number is not None and not free_in_schema(schema_set, etype, number, "number")):
             return None
-        apply = build(data, obj, text, number, ignored, take)
-        return None if apply is None else Template(name, apply, index)
+        made = build(data, obj, text, number, ignored, floor, take)
+        return None if made is None else Template(name, *made, index)
 
     def dropped(self, template: Template, index: int) -> None:
         """``template`` failed on event ``index``: if that was the first event after it, back off."""
@@ -98,10 +101,11 @@ class RunTemplates:
             self._backoff = 1
 
 
-def build(data: bytes, obj: dict[str, Any], text: JsonPath, number: JsonPath | None,
-          ignored: tuple[JsonPath, ...], take: Take) -> Callable[[bytes], bool] | None:
-    """The matcher of ``data`` (whose object is ``obj``) with holes at the given paths, or None when a hole
-    cannot be placed for sure (a value written with escapes, a key met twice, a path that does not check)."""
+def build(data: bytes, obj: dict[str, Any], text: JsonPath, number: JsonPath | None, ignored: tuple[JsonPath, ...],
+          floor: int | None, take: Take) -> tuple[Callable[[bytes], bool], Callable[[], None]] | None:
+    """The matcher of ``data`` (whose object is ``obj``) with holes at the given paths, and its flush; None
+    when a hole cannot be placed for sure (a value written with escapes, a key met twice, a path that does not
+    check). The numbers of matching events must rise, the first above ``floor`` (when not None)."""
     holes: list[tuple[int, int, str, JsonPath]] = []  # (start, end, kind, path) of each value's bytes
     for kind, path in [("text", text), *(("text", p) for p in ignored if _get(obj, p) is not None),
                        *([("number", number)] if number is not None else [])]:
@@ -121,21 +125,40 @@ def build(data: bytes, obj: dict[str, Any], text: JsonPath, number: JsonPath | N
     if not _checks(compiled, data, obj, holes):
         return None
     groups = [path for _, _, _, path in holes]
-    return _applier(compiled.fullmatch, take, groups.index(text) + 1,
-                    None if number is None else groups.index(number) + 1)
+    return _matcher(compiled.fullmatch, take, groups.index(text) + 1,
+                    None if number is None else groups.index(number) + 1, floor)
 
 
-def _applier(match: Callable[[bytes], re.Match[bytes] | None], take: Take, text: int,
-             number: int | None) -> Callable[[bytes], bool]:
+def _matcher(fullmatch: Callable[[bytes], re.Match[bytes] | None], take: Take, text: int, number: int | None,
+             floor: int | None) -> tuple[Callable[[bytes], bool], Callable[[], None]]:
+    """match and flush of a template: the texts of matching events are kept (as bytes, decoded once, joined)
+    until the flush; each number must be above the last."""
+    texts: list[bytes] = []
+    last = -1 if floor is None else floor
+
     if number is None:
-        def apply(data: bytes) -> bool:
-            m = match(data)
-            return m is not None and take(m[text].decode("utf-8"), None)
+        def match(data: bytes) -> bool:
+            m = fullmatch(data)
+            if m is None:
+                return False
+            texts.append(m[text])
+            return True
     else:
-        def apply(data: bytes) -> bool:
-            m = match(data)
-            return m is not None and take(m[text].decode("utf-8"), int(m[number]))
-    return apply
+        def match(data: bytes) -> bool:
+            nonlocal last
+            m = fullmatch(data)
+            if m is None or (n := int(m[number])) <= last:
+                return False
+            last = n
+            texts.append(m[text])
+            return True
+
+    def flush() -> None:
+        if texts:
+            take(b"".join(texts).decode("utf-8"), len(texts), None if number is None else last)
+            texts.clear()
+
+    return match, flush
 
 
 def _span(data: bytes, obj: dict[str, Any], path: JsonPath, kind: str) -> tuple[int, int] | None:

@@ -83,8 +83,8 @@ def test_runs_are_taken_and_agree_on_a_long_chat_stream(monkeypatch: pytest.Monk
     def spy(self: RunTemplates, *args: Any) -> Any:
         template = original(self, *args)
         if template is not None:
-            inner = template.apply
-            template.apply = lambda data: applied.append(inner(data)) or applied[-1]  # type: ignore[method-assign]
+            inner = template.match
+            template.match = lambda data: applied.append(inner(data)) or applied[-1]  # type: ignore[method-assign]
         return template
 
     builder = ChatStreamBuilder().text([f" w{i}" for i in range(200)])
@@ -114,16 +114,37 @@ def test_free_in_schema(schema_set: str, etype: str, path: tuple[Any, ...], kind
 
 
 def test_a_hole_is_placed_only_where_it_is_sure() -> None:
-    take = lambda text, number: True  # noqa: E731
+    taken: list[tuple[str, int, int | None]] = []
+    take = lambda text, count, number: taken.append((text, count, number))  # noqa: E731
     obj = {"a": {"t": "x"}, "b": {"t": "x"}}
     data = orjson.dumps(obj)
-    assert build(data, obj, ("a", "t"), None, (), take) is None  # written twice: which one is the hole?
+    assert build(data, obj, ("a", "t"), None, (), None, take) is None  # written twice: which one is the hole?
     obj = {"t": "é\n"}
-    assert build(orjson.dumps(obj), obj, ("t",), None, (), take) is None  # an escape in the template's value
+    assert build(orjson.dumps(obj), obj, ("t",), None, (), None, take) is None  # an escape in the template's value
     obj = {"n": 5, "m": 55, "t": "x"}
-    apply = build(orjson.dumps(obj), obj, ("t",), ("n",), (), take)
-    assert apply is not None
-    assert apply(b'{"n":7,"m":55,"t":"yz"}')
-    assert not apply(b'{"n":07,"m":55,"t":"yz"}')  # not a JSON number
-    assert not apply(b'{"n":7,"m":55,"t":"y\\"z"}')  # an escape: the usual path
-    assert not apply(b'{"n":1234567890123456,"m":55,"t":"y"}')  # 16 digits: the usual path
+    made = build(orjson.dumps(obj), obj, ("t",), ("n",), (), 5, take)
+    assert made is not None
+    match, flush = made
+    assert match(b'{"n":7,"m":55,"t":"yz"}')
+    assert not match(b'{"n":07,"m":55,"t":"yz"}')  # not a JSON number
+    assert not match(b'{"n":8,"m":55,"t":"y\\"z"}')  # an escape: the usual path
+    assert not match(b'{"n":1234567890123456,"m":55,"t":"y"}')  # 16 digits: the usual path
+    assert not match(b'{"n":7,"m":55,"t":"y"}')  # not above the last number
+    assert match(b'{"n":9,"m":55,"t":"\xc3\xa9"}')
+    flush()
+    assert taken == [("yzé", 2, 9)]
+
+
+def test_responses_runs_agree_with_sequence_numbers_out_of_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A delta whose sequence number does not rise leaves the run for the usual path (and its finding)."""
+    from checker.synth import StreamBuilder, encode_event
+
+    events = list(StreamBuilder().message([f" w{i}" for i in range(40)]).events())
+    for event in events:
+        if event.get("sequence_number") == 20:
+            event["sequence_number"] = 12
+    data = b"".join(encode_event(e) for e in events)
+    fast = _lint(data, keep_texts=True)
+    assert fast.findings
+    monkeypatch.setattr(RunTemplates, "start", lambda *args: None)
+    _same(fast, _lint(data, keep_texts=True))

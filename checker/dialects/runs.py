@@ -2,7 +2,7 @@
 
 After its hot path took an event, a machine may say which of its values the next events of the same run may
 change: ``run_spec(event)`` returns a :data:`RunSpec` or None. The engine matches the next events' bytes
-against the taken event's, with those values as holes, and hands a matching event's values to ``take``.
+against the taken event's, with those values as holes, and hands matching events' values to ``take``.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from collections.abc import Callable
 
 # A value's place in an event object: keys and list indexes from the top.
 JsonPath = tuple[str | int, ...]
-# take(text, number): apply an event of the run with this text (and integer) exactly as try_fast would and
-# return True, or change nothing and return False (the event then takes the usual path).
-Take = Callable[[str, "int | None"], bool]
+# take(text, count, number): apply ``count`` events of the run whose texts joined are ``text`` and the last of
+# whose numbers is ``number`` (None without a number), exactly as try_fast would have taken them one by one.
+Take = Callable[[str, int, "int | None"], None]
 # (the path of the text that may change, the path of an integer that may change or None, the paths of strings
-# the machine never reads, take)
-RunSpec = tuple[JsonPath, JsonPath | None, tuple[JsonPath, ...], Take]
+# the machine never reads, the number the first event's must be above (None: any), take). The numbers of the
+# events of a run rise: an event whose number does not takes the usual path.
+RunSpec = tuple[JsonPath, JsonPath | None, tuple[JsonPath, ...], "int | None", Take]

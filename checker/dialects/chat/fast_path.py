@@ -62,19 +62,19 @@ def run_spec(self: ChatMachine, obj: dict[str, Any]) -> RunSpec | None:
     """The run ``obj`` (just taken by ``try_fast``) starts (checker/run_template.py): the next chunks that
     differ from it only in the text of its one delta field (and the ``obfuscation`` nobody reads). What
     ``try_fast`` compared stays as it was while only ``take`` runs: the identity, the choice unfinished, the
-    field among those it has; so it would take each such chunk, and do what ``take`` does."""
+    field among those it has; so it would take each such chunk, and ``take`` does what it would have done (the
+    texts joined: what is kept is joined anyway)."""
     choice = obj["choices"][0]
     ((name, _),) = choice["delta"].items()
     state = self.choices[choice["index"]]
     lengths, texts = state.lengths, state.texts if self.keep_texts else None
 
-    def take(value: str, _: int | None) -> bool:
-        self.chunks += 1
-        state.deltas += 1
+    def take(value: str, count: int, _: int | None) -> None:
+        self.chunks += count
+        state.deltas += count
         if value:
             lengths[name] += len(value)
             if texts is not None:
                 texts[name].append(value)
-        return True
 
-    return ("choices", 0, "delta", name), None, (("obfuscation",),), take
+    return ("choices", 0, "delta", name), None, (("obfuscation",),), None, take

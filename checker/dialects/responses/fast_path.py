@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from checker.dialects.responses import hosted
+from checker.dialects.runs import RunSpec
 from checker.dialects.responses.scopes import DELTA_SCOPES, Scope
 from checker.text import TextAccumulator
 
@@ -127,3 +128,24 @@ def tool_input_run(etype: str, event: dict[str, Any], appended: TextAccumulator 
             and (command is None or type(command) is int):
         return (etype, item_id, index, "command_index" if command is not None else None, command, appended)
     return None
+
+
+def run_spec(self: ResponsesMachine, event: dict[str, Any]) -> RunSpec | None:
+    """The run ``event`` (just taken by ``try_fast``) continues or starts (checker/run_template.py): the next
+    deltas that differ from it only in the text, the sequence number and the ``obfuscation`` nobody reads.
+    While only ``take`` runs, ``self.run`` keeps the ids of ``event``, so ``try_fast`` would take each such
+    delta as the next of its run when its sequence number (if any) is above the last, and ``take`` does what it
+    would have done (the text appended in one piece: an accumulator's text, size and digest are the same)."""
+    run = self.run
+    if run is None or run[0] != event.get("type") or run[1] != event.get("item_id"):
+        return None
+    st, text = self.state, run[5]
+    number = ("sequence_number",) if type(event.get("sequence_number")) is int else None
+
+    def take(delta: str, count: int, seq: int | None) -> None:
+        if seq is not None:
+            st.last_sequence = seq
+        text.append(delta)
+        st.events += count
+
+    return ("delta",), number, (("obfuscation",),), st.last_sequence if number is not None else None, take

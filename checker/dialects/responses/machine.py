@@ -96,8 +96,9 @@ class ResponsesMachine:
     def terminated(self) -> bool:
         return self.state.lifecycle == "terminal"
 
-    # The hot path, bound as a method here (checker/dialects/responses/fast_path.py).
+    # The hot path and the run it may start, bound as methods here (checker/dialects/responses/fast_path.py).
     try_fast = fast_path.try_fast
+    run_spec = fast_path.run_spec
 
     def handle(self, event: dict[str, Any], pos: Position) -> list[Finding]:
         """One decoded event object (with a string ``type``) at ``pos``."""
