@@ -148,3 +148,41 @@ def test_responses_runs_agree_with_sequence_numbers_out_of_order(monkeypatch: py
     assert fast.findings
     monkeypatch.setattr(RunTemplates, "start", lambda *args: None)
     _same(fast, _lint(data, keep_texts=True))
+
+
+@settings(max_examples=40, deadline=None)
+@given(texts=st.lists(_TEXTS, min_size=1, max_size=25), chunk=st.sampled_from([7, 97, 4096]),
+       drop=st.sets(st.integers(0, 30), max_size=2), obfuscation=st.booleans())
+def test_responses_runs_change_nothing(texts: list[str], chunk: int, drop: set[int], obfuscation: bool) -> None:
+    """Deltas of every kind of text, some sequence numbers missing (a gap is legal, a missing one is not),
+    OpenAI's obfuscation field or not: the same result with and without templates."""
+    from checker.synth import StreamBuilder, encode_event
+
+    events = list(StreamBuilder().message(texts).events())
+    for n, event in enumerate(events):
+        if event.get("type") == "response.output_text.delta":
+            if n in drop:
+                del event["sequence_number"]
+            if obfuscation:
+                event["obfuscation"] = "x" * (n % 5)
+    data = b"".join(encode_event(e) for e in events)
+    with_runs = _lint(data, chunk=chunk, keep_texts=True)
+    patch = pytest.MonkeyPatch()
+    try:
+        patch.setattr(RunTemplates, "start", lambda *args: None)
+        without = _lint(data, chunk=chunk, keep_texts=True)
+    finally:
+        patch.undo()
+    _same(with_runs, without)
+
+
+def test_responses_deltas_start_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the test above: a Responses message's deltas make a template (text and sequence number holes)."""
+    from checker.synth import StreamBuilder, encode_event
+
+    made: list[Any] = []
+    original = RunTemplates.start
+    monkeypatch.setattr(RunTemplates, "start", lambda self, *args: made.append(original(self, *args)) or made[-1])
+    data = b"".join(encode_event(e) for e in StreamBuilder().message([f" w{i}" for i in range(50)]).events())
+    assert not _lint(data).findings
+    assert any(template is not None for template in made)
