@@ -144,6 +144,18 @@ class StreamLinter:
         admitted = self._admit(chunk)
         if admitted is None:
             return out
+        # During a run, the event the chunk began inside is decoded first: the decoder starts the rest between two
+        # events, where it takes the run's whole (SSEDecoder.run); its output does not depend on the cut.
+        if self._template is not None and 1 < (cut := admitted.find(b"\n\n") + 2) < len(admitted):
+            self._feed_admitted(admitted[:cut], out)
+            admitted = admitted[cut:]
+            if self._stopped:  # the decoder still counts the rest, unchecked, as when it came in one piece
+                self.decoder.feed(admitted)
+                return out
+        return self._feed_admitted(admitted, out)
+
+    def _feed_admitted(self, admitted: bytes, out: list[Finding]) -> list[Finding]:
+        """``feed`` of bytes the stream admitted: the hot path."""
         decoder = self.decoder
         digits = self._long_digits_possible(admitted)
         event_type = SSEEvent
@@ -158,6 +170,8 @@ class StreamLinter:
         plain = self._plain  # re-read after every slow path: the first event object decides it
         template = self._template  # the next event of a run, taken by its bytes
         items = decoder.feed(admitted)
+        if template is not None:
+            template.flush()  # the events the decoder took (SSEDecoder.run) came before all these items
         for item in items:
             if type(item) is not event_type:
                 self._emit(item, out)  # type: ignore[arg-type]
@@ -228,6 +242,9 @@ class StreamLinter:
             plain = self._plain
         if template is not None:
             template.flush()
+            decoder.run, decoder.run_lines, decoder.run_limit = template.wire, template.lines, max_events
+        else:
+            decoder.run = None
         return out
 
     def _admit(self, chunk: bytes) -> bytes | None:
@@ -411,8 +428,7 @@ class StreamLinter:
             self._emit(framing.DONE_SENT.finding(pos), out)
 
     def _parse(self, ev: SSEEvent, obj: Any, out: list[Finding], raw: list[bytes] | None = None) -> Any:
-        """The event's data as a JSON object that can be checked further, or ``_UNPARSED`` once its findings
-        are reported (checker/json_scan.event_object)."""
+        """The event's data as an object to check further, or ``_UNPARSED`` (json_scan.event_object)."""
         obj, findings = json_scan.event_object(ev.data, obj, raw, self.limits.max_json_depth, ev.position)
         for finding in findings:
             self._emit(finding, out)

@@ -22,6 +22,9 @@ Why a match gives the same findings as the full pipeline (tests/test_engine_path
   or repaired it).
 * Its schema verdict is the template event's (valid): the schema puts no constraint on a hole's value beyond
   its JSON type (:func:`free_in_schema`, read from the schema documents, refusing any keyword that could).
+* The decoder (SSEDecoder.run) takes whole events ``event: NAME\ndata: DATA\n\n`` (LF only, valid UTF-8, within
+  its limits, between two events) that it would have decoded to one event of that name and data, and only
+  before any other event of the feed, so the engine hands them to the machine first.
 * The machine's state since the template event changed only by ``take``, which keeps what ``try_fast``
   compared (each machine's ``run_spec`` says why), so ``take`` does what ``try_fast`` would.
 """
@@ -36,6 +39,10 @@ from urllib.parse import urljoin
 import orjson
 
 from checker.dialects.runs import JsonPath, RunSpec, Take
+
+# The decoder's run hook (checker/sse.py SSEDecoder.run): the whole event at pos, ending before endpos, taken:
+# its end; else -1.
+Wire = Callable[[bytes, int, int], int]
 from checker.schema_files import BASE_URI, document
 
 _TEXT_HOLE = rb'([^"\\\x00-\x1f]*)'
@@ -53,18 +60,22 @@ _LEAF_TYPES = {"text": frozenset({"string"}), "number": frozenset({"integer", "n
 
 
 class Template:
-    """The bytes of a run's next event, with holes. ``match(data)`` notes a matching event as taken (True) or
-    does nothing (False: the event goes the usual way); ``flush()`` hands the events noted so far to the
-    machine, in one ``take``: the engine calls it before anything else reads or changes the machine."""
+    """The bytes of a run's next event, with holes. ``match(data)`` notes a matching event's data as taken
+    (True) or does nothing (False: the event goes the usual way); ``wire`` does the same for a whole simple
+    event in the decoder's block (SSEDecoder.run), ``lines`` the lines it spans; ``flush()`` hands the events
+    noted so far to the machine, in one ``take``: the engine calls it before anything else reads or changes
+    the machine."""
 
-    __slots__ = ("name", "match", "flush", "built_at")
+    __slots__ = ("name", "match", "wire", "flush", "built_at", "lines")
 
-    def __init__(self, name: str | None, match: Callable[[bytes], bool], flush: Callable[[], None],
-                 built_at: int) -> None:
+    def __init__(self, name: str | None, match: Callable[[bytes], bool], wire: Wire | None,
+                 flush: Callable[[], None], built_at: int) -> None:
         self.name = name  # the SSE event name the run's events carry
         self.match = match
+        self.wire = wire
         self.flush = flush
         self.built_at = built_at  # the index of the event it was made from
+        self.lines = 2 if name is None else 3
 
 
 class RunTemplates:
@@ -92,7 +103,7 @@ class RunTemplates:
         if not all(free_in_schema(schema_set, etype, path, "text") for path in (text, *ignored)) or \
                 (number is not None and not free_in_schema(schema_set, etype, number, "number")):
             return None
-        made = build(data, obj, text, number, ignored, floor, take)
+        made = build(data, obj, name, text, number, ignored, floor, take)
         return None if made is None else Template(name, *made, index)
 
     def dropped(self, template: Template, index: int) -> None:
@@ -103,16 +114,27 @@ class RunTemplates:
             self._backoff = 1
 
 
-def build(data: bytes, obj: dict[str, Any], text: JsonPath, number: JsonPath | None, ignored: tuple[JsonPath, ...],
-          floor: int | None, take: Take) -> tuple[Callable[[bytes], bool], Callable[[], None]] | None:
+def build(data: bytes, obj: dict[str, Any], name: str | None, text: JsonPath, number: JsonPath | None,
+          ignored: tuple[JsonPath, ...], floor: int | None,
+          take: Take) -> tuple[Callable[[bytes], bool], Wire | None, Callable[[], None]] | None:
     """The matcher of ``data`` (whose object is ``obj``) with holes at the given paths, and its flush; None
     when a hole cannot be placed for sure (a value written with escapes, a key met twice, a path that does not
-    check). The numbers of matching events must rise, the first above ``floor`` (when not None)."""
+    check). The numbers of matching events must rise, the first above ``floor`` (when not None).
+
+    The top-level ids (``id``, ``item_id``, …) are *pinned* holes: matched as any string, then compared with
+    the template's bytes, which is the same as matching them as bytes; so the pattern is the event's shape
+    alone, the same for every item of a stream, and compiled once (re's cache), not once per run."""
+    if data[:1] != b"{":
+        return None
     holes: list[tuple[int, int, str, JsonPath]] = []  # (start, end, kind, path) of each value's bytes
+    pinned = [(key,) for key, value in obj.items() if (key == "id" or key.endswith("_id")) and type(value) is str]
     for kind, path in [("text", text), *(("text", p) for p in ignored if _get(obj, p) is not None),
-                       *([("number", number)] if number is not None else [])]:
-        span = _span(data, obj, path, kind)
+                       *([("number", number)] if number is not None else []),
+                       *(("pinned", p) for p in pinned if p != text and p not in ignored)]:
+        span = _span(data, obj, path, "number" if kind == "number" else "text")
         if span is None:
+            if kind == "pinned":
+                continue  # matched as bytes
             return None
         holes.append((*span, kind, path))
     holes.sort()
@@ -120,47 +142,61 @@ def build(data: bytes, obj: dict[str, Any], text: JsonPath, number: JsonPath | N
         return None
     pattern, at = [], 0
     for start, end, kind, _ in holes:
-        pattern += [re.escape(data[at:start]), _TEXT_HOLE if kind == "text" else _NUMBER_HOLE]
+        pattern += [re.escape(data[at:start]), _NUMBER_HOLE if kind == "number" else _TEXT_HOLE]
         at = end
     pattern.append(re.escape(data[at:]))
     compiled = re.compile(b"".join(pattern), re.DOTALL)
     if not _checks(compiled, data, obj, holes):
         return None
     groups = [path for _, _, _, path in holes]
-    return _matcher(compiled.fullmatch, take, groups.index(text) + 1,
-                    None if number is None else groups.index(number) + 1, floor)
+    pins = tuple((n + 1, data[start:end]) for n, (start, end, kind, _) in enumerate(holes) if kind == "pinned")
+    return _matcher(compiled, name, take, groups.index(text) + 1,
+                    None if number is None else groups.index(number) + 1, floor, pins)
 
 
-def _matcher(fullmatch: Callable[[bytes], re.Match[bytes] | None], take: Take, text: int, number: int | None,
-             floor: int | None) -> tuple[Callable[[bytes], bool], Callable[[], None]]:
-    """match and flush of a template: the texts of matching events are kept (as bytes, decoded once, joined)
-    until the flush; each number must be above the last."""
+def _matcher(compiled: re.Pattern[bytes], name: str | None, take: Take, text: int, number: int | None,
+             floor: int | None, pins: tuple[tuple[int, bytes], ...]) -> tuple[Callable[[bytes], bool], Wire | None,
+                                                                              Callable[[], None]]:
+    """match, wire and flush of a template (see Template): the texts of matching events are kept (as bytes,
+    decoded once, joined) until the flush; each number must be above the last; each pinned group must hold
+    its bytes."""
     texts: list[bytes] = []
     last = -1 if floor is None else floor
 
-    if number is None:
-        def match(data: bytes) -> bool:
-            m = fullmatch(data)
-            if m is None:
+    def taken(m: re.Match[bytes] | None) -> bool:
+        nonlocal last
+        if m is None:
+            return False
+        for group, value in pins:
+            if m[group] != value:
                 return False
-            texts.append(m[text])
-            return True
-    else:
-        def match(data: bytes) -> bool:
-            nonlocal last
-            m = fullmatch(data)
-            if m is None or (n := int(m[number])) <= last:
+        if number is not None:
+            if (n := int(m[number])) <= last:
                 return False
             last = n
-            texts.append(m[text])
-            return True
+        texts.append(m[text])
+        return True
+
+    fullmatch = compiled.fullmatch
+
+    def match(data: bytes) -> bool:
+        return taken(fullmatch(data))
+
+    wire: Wire | None = None
+    if name is None or not name.startswith(" "):
+        head = b"" if name is None else b"event: " + re.escape(name.encode("utf-8")) + b"\n"
+        whole = re.compile(head + b"data: " + compiled.pattern + b"\n\n", re.DOTALL).match
+
+        def wire(block: bytes, pos: int, endpos: int) -> int:
+            m = whole(block, pos, endpos)
+            return m.end() if taken(m) else -1  # type: ignore[union-attr]
 
     def flush() -> None:
         if texts:
             take(b"".join(texts).decode("utf-8"), len(texts), None if number is None else last)
             texts.clear()
 
-    return match, flush
+    return match, wire, flush
 
 
 def _span(data: bytes, obj: dict[str, Any], path: JsonPath, kind: str) -> tuple[int, int] | None:
@@ -200,8 +236,8 @@ def _checks(compiled: re.Pattern[bytes], data: bytes, obj: dict[str, Any],
         return False
     filled, expected, at = [], orjson.loads(data), 0
     for n, (start, end, kind, path) in enumerate(holes):
-        other: Any = f"{_get(obj, path)}~{n}" if kind == "text" else _get(obj, path) + 1
-        filled += [data[at:start], (other if kind == "text" else str(other)).encode()]
+        other: Any = _get(obj, path) + 1 if kind == "number" else f"{_get(obj, path)}~{n}"
+        filled += [data[at:start], str(other).encode()]
         _set(expected, path, other)
         at = end
     filled.append(data[at:])

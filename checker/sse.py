@@ -20,13 +20,13 @@ line is held once while it arrives, and its data value is built in one copy (sse
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
-
-import orjson
 
 from checker.findings import Finding, Position
 from checker.rules import framing
-from checker.sse_lines import LONG_LINE, LineHygiene, is_utf8, long_data_value, repair, return_large_blocks
+from checker.sse_lines import (LONG_LINE, LineHygiene, is_utf8, long_data_value, repair, return_large_blocks,
+                               trailing_partial)
 
 BOM = b"\xef\xbb\xbf"
 _FIELD_END = re.compile(rb"[:\r\n]")
@@ -105,6 +105,12 @@ class SSEDecoder:
         self._last_event_id = ""
         self._retry: int | None = None
         self._names: dict[bytes, str] = {}
+        # A run's next events, matched whole (checker/run_template.py): run(block, pos, endpos) takes the event
+        # at pos (ending before endpos) and returns its end, or -1. Used once, at the start of an LF block until
+        # it fails: the events it takes come before all others of the feed. The engine sets it after each feed.
+        self.run: Callable[[bytes, int, int], int] | None = None
+        self.run_lines = 2  # lines in each event of the run
+        self.run_limit = 0  # the run takes no event from this index on
 
     @property
     def events_dispatched(self) -> int:
@@ -168,6 +174,7 @@ class SSEDecoder:
         """End of input: process what is buffered, discard a pending event."""
         if self._closed:
             return []
+        self.run = None  # the engine checks what comes at the end
         out: list[SSEEvent | Finding] = []
         self._join_parts()
         if not self._started:
@@ -187,21 +194,8 @@ class SSEDecoder:
                 line = repair(line, start, self._line_no, out)
             self._line(line, start, self._buf_offset, out)
         if self._data or self._fields or self._event_name is not None:
-            # Whether its data is whole JSON: a decoder that flushes the pending event (openai-node's) then
-            # parses it, and fails only when the cut fell inside the JSON.
-            complete: bool | None = None
-            if self._data:
-                try:
-                    orjson.loads(b"\n".join(self._data))
-                    complete = True
-                except orjson.JSONDecodeError:
-                    complete = False
-            out.append(
-                framing.TRAILING_PARTIAL.finding(
-                    Position(line=self._block_line, byte=self._block_byte, event_index=None, event_type=self._event_name),
-                    json_complete=complete,
-                )
-            )
+            out.append(trailing_partial(self._data, Position(line=self._block_line, byte=self._block_byte,
+                                                             event_index=None, event_type=self._event_name)))
         self._reset_block()
         self._closed = True
         return out
@@ -356,13 +350,17 @@ class SSEDecoder:
         # tuple.__new__ straight: the named tuple's own __new__ is a Python function, a frame per event.
         new, event_type = tuple.__new__, SSEEvent
         names = self._names
-        pos = 0
-        n = len(block)
-        max_line = self.max_line_bytes
-        max_event = self.max_event_bytes
+        pos, n = 0, len(block)
+        max_line, max_event = self.max_line_bytes, self.max_event_bytes
         events, line_no = self._events, self._line_no
         last_id, retry = self._last_event_id, self._retry
         idle = not self._data and self._event_name is None and not self._fields and not self._too_large
+        run, self.run, fits, limit = self.run if idle else None, None, min(max_line, max_event - 1), self.run_limit
+        while run is not None and pos < n and events < limit:
+            end = run(block, pos, pos + fits)
+            if end < 0:
+                break
+            events, line_no, pos = events + 1, line_no + self.run_lines, end
         while pos < n:
             if idle:
                 m = match(block, pos)

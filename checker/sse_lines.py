@@ -11,6 +11,8 @@ from __future__ import annotations
 import codecs
 from typing import TYPE_CHECKING
 
+import orjson
+
 from checker.findings import Finding, Position
 from checker.rules import framing
 
@@ -123,6 +125,20 @@ def long_data_value(head: bytes, parts: bytearray, chunk: bytes, max_line: int,
 # A line this long is a huge event on its way (a long answer repeated in its terminal events).
 LONG_LINE = 1 << 20
 _malloc_tuned = False
+
+
+def trailing_partial(data: list[bytes], pos: Position) -> Finding:
+    """The finding of an event left unfinished at the end of the stream (its data lines so far: ``data``), with
+    whether its data is whole JSON: a decoder that flushes the pending event (openai-node's) then parses it,
+    and fails only when the cut fell inside the JSON."""
+    complete: bool | None = None
+    if data:
+        try:
+            orjson.loads(b"\n".join(data))
+            complete = True
+        except orjson.JSONDecodeError:
+            complete = False
+    return framing.TRAILING_PARTIAL.finding(pos, json_complete=complete)
 
 
 def return_large_blocks() -> None:

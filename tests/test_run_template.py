@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from checker.engine import LintResult, StreamLinter
 from checker.run_template import RunTemplates, build, free_in_schema
+from checker.sse import SSEDecoder, SSEEvent
 from checker.synth import ChatStreamBuilder, encode_chat
 
 _TEXTS = st.one_of(
@@ -76,23 +77,23 @@ def test_chat_runs_change_nothing(texts: list[str], edits: list[tuple[int, str]]
 
 
 def test_runs_are_taken_and_agree_on_a_long_chat_stream(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Guards the test above: the templates are used at all (a run of plain deltas, with obfuscation)."""
-    applied: list[bool] = []
-    original = RunTemplates.start
+    """Guards the test above: the templates are used at all (a run of plain deltas, with obfuscation), by the
+    engine and by the decoder (whole events, SSEDecoder.run)."""
+    decoded: list[int] = []
+    original = SSEDecoder.feed
 
-    def spy(self: RunTemplates, *args: Any) -> Any:
-        template = original(self, *args)
-        if template is not None:
-            inner = template.match
-            template.match = lambda data: applied.append(inner(data)) or applied[-1]  # type: ignore[method-assign]
-        return template
+    def spy(self: SSEDecoder, chunk: bytes) -> list[Any]:
+        before = self.events_dispatched
+        items = original(self, chunk)
+        decoded.append(self.events_dispatched - before - sum(1 for item in items if isinstance(item, SSEEvent)))
+        return items
 
     builder = ChatStreamBuilder().text([f" w{i}" for i in range(200)])
     chunks = [{**c, "obfuscation": "abc"} for c in builder.chunks()]
     data = encode_chat(chunks)
-    monkeypatch.setattr(RunTemplates, "start", spy)
-    fast = _lint(data, keep_texts=True)
-    assert sum(applied) >= 190
+    monkeypatch.setattr(SSEDecoder, "feed", spy)
+    fast = _lint(data, keep_texts=True, chunk=1024)
+    assert sum(decoded) >= 150  # taken whole by the decoder
     monkeypatch.setattr(RunTemplates, "start", lambda *args: None)
     _same(fast, _lint(data, keep_texts=True))
 
@@ -118,21 +119,25 @@ def test_a_hole_is_placed_only_where_it_is_sure() -> None:
     take = lambda text, count, number: taken.append((text, count, number))  # noqa: E731
     obj = {"a": {"t": "x"}, "b": {"t": "x"}}
     data = orjson.dumps(obj)
-    assert build(data, obj, ("a", "t"), None, (), None, take) is None  # written twice: which one is the hole?
+    assert build(data, obj, None, ("a", "t"), None, (), None, take) is None  # written twice: which one is the hole?
     obj = {"t": "é\n"}
-    assert build(orjson.dumps(obj), obj, ("t",), None, (), None, take) is None  # an escape in the template's value
-    obj = {"n": 5, "m": 55, "t": "x"}
-    made = build(orjson.dumps(obj), obj, ("t",), ("n",), (), 5, take)
+    assert build(orjson.dumps(obj), obj, None, ("t",), None, (), None, take) is None  # an escape in the value
+    obj = {"n": 5, "m": 55, "item_id": "i1", "t": "x"}
+    made = build(orjson.dumps(obj), obj, "ev", ("t",), ("n",), (), 5, take)
     assert made is not None
-    match, flush = made
-    assert match(b'{"n":7,"m":55,"t":"yz"}')
-    assert not match(b'{"n":07,"m":55,"t":"yz"}')  # not a JSON number
-    assert not match(b'{"n":8,"m":55,"t":"y\\"z"}')  # an escape: the usual path
-    assert not match(b'{"n":1234567890123456,"m":55,"t":"y"}')  # 16 digits: the usual path
-    assert not match(b'{"n":7,"m":55,"t":"y"}')  # not above the last number
-    assert match(b'{"n":9,"m":55,"t":"\xc3\xa9"}')
+    match, wire, flush = made
+    assert match(b'{"n":7,"m":55,"item_id":"i1","t":"yz"}')
+    assert not match(b'{"n":8,"m":55,"item_id":"i2","t":"yz"}')  # another id (a pinned hole)
+    assert not match(b'{"n":07,"m":55,"item_id":"i1","t":"yz"}')  # not a JSON number
+    assert not match(b'{"n":8,"m":55,"item_id":"i1","t":"y\\"z"}')  # an escape: the usual path
+    assert not match(b'{"n":1234567890123456,"m":55,"item_id":"i1","t":"y"}')  # 16 digits: the usual path
+    assert not match(b'{"n":7,"m":55,"item_id":"i1","t":"y"}')  # not above the last number
+    assert match(b'{"n":9,"m":55,"item_id":"i1","t":"\xc3\xa9"}')
+    block = b'event: ev\ndata: {"n":10,"m":55,"item_id":"i1","t":"a"}\n\nevent: ev\ndata: {"n":11,"m"'
+    assert wire is not None and wire(block, 0, len(block)) == block.index(b"event", 1)
+    assert wire(block, block.index(b"event", 1), len(block)) == -1  # cut: the decoder's usual path
     flush()
-    assert taken == [("yzé", 2, 9)]
+    assert taken == [("yzéa", 3, 10)]
 
 
 def test_responses_runs_agree_with_sequence_numbers_out_of_order(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -186,3 +191,39 @@ def test_responses_deltas_start_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
     data = b"".join(encode_event(e) for e in StreamBuilder().message([f" w{i}" for i in range(50)]).events())
     assert not _lint(data).findings
     assert any(template is not None for template in made)
+
+
+@pytest.mark.parametrize("max_events", [3, 150, 333])
+def test_the_event_limit_stops_a_run_where_it_stops_the_stream(max_events: int) -> None:
+    from checker.engine import Limits
+
+    data = encode_chat(list(ChatStreamBuilder().text([f" w{i}" for i in range(400)]).chunks()))
+    with_runs = _lint(data, chunk=4096, keep_texts=True, limits=Limits(max_events=max_events))
+    patch = pytest.MonkeyPatch()
+    try:
+        patch.setattr(RunTemplates, "start", lambda *args: None)
+        without = _lint(data, chunk=4096, keep_texts=True, limits=Limits(max_events=max_events))
+    finally:
+        patch.undo()
+    assert [f.code for f in with_runs.findings].count("SSE027") == 1
+    _same(with_runs, without)
+
+
+def test_a_limit_met_in_the_first_event_of_a_chunk_counts_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine decodes a chunk's first event apart during a run: a stop there leaves the same result."""
+    from checker.engine import Limits
+
+    data = encode_chat(list(ChatStreamBuilder().text([f" w{i}" for i in range(60)]).chunks()))
+    cut = data.index(b"\n\n", 3000) - 5  # inside an event: the next chunk's first event ends the limit
+    events = data[:cut].count(b"\n\n") + 1
+    runs: list[LintResult] = []
+    for disabled in (False, True):
+        with monkeypatch.context() as patch:
+            if disabled:
+                patch.setattr(RunTemplates, "start", lambda *args: None)
+            linter = StreamLinter(limits=Limits(max_events=events))
+            linter.feed(data[:cut])
+            linter.feed(data[cut:])
+            runs.append(linter.close())
+    _same(*runs)
+    assert runs[0].bytes == len(data)
