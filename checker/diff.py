@@ -33,13 +33,15 @@ import orjson
 
 from checker import dialects
 from checker.baseline import normalise_message
-from checker.dialects.base import Dialect
+from checker.dialects.base import Dialect, Piece, Unit
 from checker.findings import Finding
 from checker.sse import SSEDecoder, SSEEvent
 
 RESPONSE_LANE = "response"
 # Past this many reorderings a diff is a different stream, not a reordering: say how many more.
 MAX_MOVES_SHOWN = 10
+# Pieces whose runs count as one step of a lane (a dialect's ``Piece.kind``), and are no landmarks.
+RUN_KINDS = frozenset({"delta", "keepalive"})
 
 Landmark = tuple[str, str, int]  # (lane, event symbol, occurrence of that pair)
 
@@ -62,6 +64,10 @@ class StreamShape:
     # How the stream's dialect names things: its event types' common prefix, its units' nouns in prose.
     prefix: str = ""
     nouns: Mapping[str, str] = field(default_factory=dict)
+    dialect: str = ""  # the dialect the stream was read as ("" before its first event object)
+    title: str = ""
+    stream_noun: str = "response"  # the stream's own lane in prose ("the completion's lifecycle")
+    named: set[str] = field(default_factory=set)  # lanes the dialect names itself ("choice 0"): no article
 
 
 class ShapeBuilder:
@@ -89,7 +95,9 @@ class ShapeBuilder:
 
     def _use(self, dialect: Dialect) -> None:
         self._dialect = dialect
-        self.shape.prefix, self.shape.nouns = dialect.event_prefix, dialect.unit_nouns
+        shape = self.shape
+        shape.prefix, shape.nouns, shape.dialect = dialect.event_prefix, dialect.unit_nouns, dialect.name
+        shape.title, shape.stream_noun = dialect.title, dialect.stream_lane
 
     def _take(self, items: Iterable[Any]) -> None:
         for item in items:
@@ -117,17 +125,29 @@ class ShapeBuilder:
             assert dialect is not None
         etype = dialect.event_type(obj)
         symbol = short_type(etype, dialect.event_prefix) if etype is not None else "(no type)"
-        self._add(self._lane(dialect, obj), symbol, obj)
+        if dialect.pieces is not None:
+            for piece in dialect.pieces(obj):
+                self._add_piece(dialect, piece, obj, symbol)
+        else:
+            unit = dialect.unit(obj) if dialect.unit is not None else None
+            self._add(self._lane(dialect, unit), symbol, obj, run=symbol.endswith(".delta"))
         if etype in dialect.terminal_types:
             self.shape.terminal = symbol
             output = dialect.final_output(obj) if dialect.final_output is not None else None
             if output is not None:
                 self.shape.output = output
 
-    def _lane(self, dialect: Dialect, obj: dict[str, Any]) -> str:
-        unit = dialect.unit(obj) if dialect.unit is not None else None
+    def _add_piece(self, dialect: Dialect, piece: Piece, obj: dict[str, Any], event: str) -> None:
+        """One piece of an event; the event's fields are its type's (a chunk's, not its content's)."""
+        symbol = short_type(piece.symbol, dialect.event_prefix) if dialect.event_prefix else piece.symbol
+        self._add(self._lane(dialect, piece.unit), symbol, obj, run=piece.kind in RUN_KINDS, fields_of=event)
+
+    def _lane(self, dialect: Dialect, unit: Unit | None) -> str:
         if unit is None:
             return RESPONSE_LANE
+        if unit.name is not None:
+            self.shape.named.add(unit.name)
+            return unit.name
         if unit.id is not None and unit.id in self._lane_of_id:
             return self._lane_of_id[unit.id]
         if not unit.opens:
@@ -155,17 +175,17 @@ class ShapeBuilder:
         self._lane_by_index.append(lane)
         return lane
 
-    def _add(self, lane: str, symbol: str, obj: dict[str, Any] | None) -> None:
+    def _add(self, lane: str, symbol: str, obj: dict[str, Any] | None, *, run: bool = False,
+             fields_of: str | None = None) -> None:
         shape = self.shape
         sequence = shape.lanes.setdefault(lane, [])
-        delta = symbol.endswith(".delta")
-        if not (delta and sequence and sequence[-1] == symbol):
+        if not (run and sequence and sequence[-1] == symbol):
             sequence.append(symbol)
-        if not delta:
+        if not run:
             shape.landmarks.append((lane, symbol))
         if obj is not None:
-            keys = frozenset(obj)
-            shape.fields[symbol] = shape.fields[symbol] & keys if symbol in shape.fields else keys
+            keys, key = frozenset(obj), fields_of or symbol
+            shape.fields[key] = shape.fields[key] & keys if key in shape.fields else keys
 
 
 def shape_of(data: bytes) -> StreamShape:
@@ -190,37 +210,60 @@ class Change:
         return {"aspect": self.aspect, "kind": self.kind, "text": self.text, "details": self.details}
 
 
-def _noun(lane: str, nouns: Mapping[str, str]) -> str:
-    """'reasoning item', 'message', 'function call #2', 'response': a lane in prose."""
-    for word, noun in nouns.items():
-        if lane.startswith(word):
-            return lane.replace(word, noun, 1)
-    return lane
+@dataclass(frozen=True, slots=True)
+class Words:
+    """How lanes are named in prose: the dialect's nouns for its unit types ("reasoning item"), the lanes it
+    names itself ("choice 0", said without an article) and the stream's own lane ("the completion's")."""
+
+    nouns: Mapping[str, str]
+    named: frozenset[str] = frozenset()
+    stream: str = "response"
+
+    @classmethod
+    def of(cls, old: StreamShape, new: StreamShape) -> "Words":
+        return cls(new.nouns or old.nouns, frozenset(old.named | new.named), new.stream_noun or old.stream_noun)
+
+    def noun(self, lane: str) -> str:
+        """'reasoning item', 'message', 'function call #2', 'response': a lane in prose."""
+        for word, noun in self.nouns.items():
+            if lane.startswith(word):
+                return lane.replace(word, noun, 1)
+        return lane
+
+    def the(self, lane: str) -> str:
+        if lane == RESPONSE_LANE:
+            return f"the {self.stream}"
+        return lane if lane in self.named else f"the {self.noun(lane)}"
+
+    def whose(self, lane: str) -> str:
+        return f"{self.the(lane)}'s"
+
+    def in_(self, lane: str) -> str:
+        return f"the {self.stream}'s lifecycle" if lane == RESPONSE_LANE else self.the(lane)
 
 
-def _whose(lane: str, nouns: Mapping[str, str]) -> str:
-    return f"the {_noun(lane, nouns)}'s"
-
-
-def _in(lane: str, nouns: Mapping[str, str]) -> str:
-    return "the response's lifecycle" if lane == RESPONSE_LANE else f"the {_noun(lane, nouns)}"
+def _lane_change(lane: str, old: StreamShape, new: StreamShape, words: Words) -> Change | None:
+    """A lane on one side only, or None."""
+    if lane not in new.lanes:
+        text = (f"the {words.stream}'s lifecycle events disappeared" if lane == RESPONSE_LANE
+                else f"{words.the(lane)} disappeared")
+        return Change(aspect="grammar", kind="lane-dropped", text=text, details={"lane": lane})
+    if lane not in old.lanes:
+        events = ", ".join(f"`{s}`" for s in new.lanes[lane])
+        text = f"{lane} is new ({events})" if lane in words.named else f"a new {words.noun(lane)} appears ({events})"
+        return Change(aspect="grammar", kind="lane-added", text=text,
+                      details={"lane": lane, "events": new.lanes[lane]})
+    return None
 
 
 def compare_grammar(old: StreamShape, new: StreamShape) -> list[Change]:
-    nouns = new.nouns or old.nouns
+    words = Words.of(old, new)
     changes: list[Change] = []
     renames: dict[tuple[str, str], list[str]] = {}
     for lane in _ordered(old.lanes, new.lanes):
-        if lane not in new.lanes:
-            changes.append(Change(aspect="grammar", kind="lane-dropped",
-                                  text=f"the {_noun(lane, nouns)} disappeared" if lane != RESPONSE_LANE
-                                  else "the response's lifecycle events disappeared", details={"lane": lane}))
-            continue
-        if lane not in old.lanes:
-            changes.append(Change(aspect="grammar", kind="lane-added",
-                                  text=f"a new {_noun(lane, nouns)} appears "
-                                       f"({', '.join(f'`{s}`' for s in new.lanes[lane])})",
-                                  details={"lane": lane, "events": new.lanes[lane]}))
+        one_sided = _lane_change(lane, old, new, words)
+        if one_sided is not None:
+            changes.append(one_sided)
             continue
         a, b = old.lanes[lane], new.lanes[lane]
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
@@ -230,21 +273,26 @@ def compare_grammar(old: StreamShape, new: StreamShape) -> list[Change]:
                 for x, y in zip(a[i1:i2], b[j1:j2]):
                     renames.setdefault((x, y), []).append(lane)
                 continue
-            for symbol in a[i1:i2] if tag in ("delete", "replace") else ():
+            # One line per symbol of a dropped or added stretch ("3 times" when it repeats).
+            for symbol, n in Counter(a[i1:i2] if tag in ("delete", "replace") else ()).items():
                 changes.append(Change(aspect="grammar", kind="dropped",
-                                      text=f"`{symbol}` disappeared from {_in(lane, nouns)}",
-                                      details={"lane": lane, "event": symbol}))
-            for symbol in b[j1:j2] if tag in ("insert", "replace") else ():
+                                      text=f"`{symbol}` disappeared from {words.in_(lane)}{_times(n)}",
+                                      details={"lane": lane, "event": symbol, "count": n}))
+            for symbol, n in Counter(b[j1:j2] if tag in ("insert", "replace") else ()).items():
                 changes.append(Change(aspect="grammar", kind="added",
-                                      text=f"`{symbol}` is new in {_in(lane, nouns)}",
-                                      details={"lane": lane, "event": symbol}))
+                                      text=f"`{symbol}` is new in {words.in_(lane)}{_times(n)}",
+                                      details={"lane": lane, "event": symbol, "count": n}))
     for (x, y), lanes in renames.items():
         unique = list(dict.fromkeys(lanes))
-        where = ", ".join(_in(lane, nouns) for lane in unique)
+        where = ", ".join(words.in_(lane) for lane in unique)
         changes.append(Change(aspect="grammar", kind="renamed", text=f"`{x}` is now `{y}` (in {where})",
                               details={"old": x, "new": y, "lanes": unique}))
-    changes.extend(_moves(old.landmarks, new.landmarks, nouns))
+    changes.extend(_moves(old.landmarks, new.landmarks, words))
     return changes
+
+
+def _times(n: int) -> str:
+    return f" ({n} times)" if n > 1 else ""
 
 
 def _aspect(code: str) -> str:
@@ -265,8 +313,7 @@ def _numbered(marks: list[tuple[str, str]]) -> list[Landmark]:
     return out
 
 
-def _moves(old_marks: list[tuple[str, str]], new_marks: list[tuple[str, str]],
-           nouns: Mapping[str, str]) -> list[Change]:
+def _moves(old_marks: list[tuple[str, str]], new_marks: list[tuple[str, str]], words: Words) -> list[Change]:
     """Reorderings of the non-delta events that both streams have, as "X now arrives after Y"."""
     a, b = _numbered(old_marks), _numbered(new_marks)
     common = set(a) & set(b)
@@ -300,7 +347,7 @@ def _moves(old_marks: list[tuple[str, str]], new_marks: list[tuple[str, str]],
         (lane, symbol, _), (other_lane, other_symbol, _) = pair
         changes.append(Change(
             aspect="grammar", kind="moved",
-            text=f"{_whose(lane, nouns)} `{symbol}` now arrives after {_whose(other_lane, nouns)} `{other_symbol}`",
+            text=f"{words.whose(lane)} `{symbol}` now arrives after {words.whose(other_lane)} `{other_symbol}`",
             details={"lane": lane, "event": symbol, "after_lane": other_lane, "after_event": other_symbol},
         ))
     return changes
@@ -377,6 +424,17 @@ def compare_output(old: StreamShape, new: StreamShape) -> list[Change]:
     return changes
 
 
+def dialect_change(old: StreamShape, new: StreamShape) -> Change:
+    return Change(aspect="dialect", kind="changed",
+                  text=f"OLD is {_a(old.title)} stream and NEW {_a(new.title)} stream: their event grammars "
+                       f"are not comparable, only their findings are",
+                  details={"old": old.dialect, "new": new.dialect})
+
+
+def _a(title: str) -> str:
+    return f"{'an' if title[:1].lower() in 'aeiou' else 'a'} {title}"
+
+
 def _terminal(symbol: str | None, prefix: str) -> str:
     return f"`{prefix}{symbol}`" if symbol else "no terminal event"
 
@@ -389,7 +447,10 @@ def _items(types: tuple[str, ...] | None) -> str:
 
 def compare(old: StreamShape, new: StreamShape, old_findings: Iterable[Finding] = (),
             new_findings: Iterable[Finding] = ()) -> list[Change]:
-    """Every change from OLD to NEW: grammar, fields, findings, final output (in that order)."""
+    """Every change from OLD to NEW: grammar, fields, findings, final output (in that order). Streams of two
+    dialects have no grammar in common: the dialect change, then the findings."""
+    if old.dialect and new.dialect and old.dialect != new.dialect:
+        return [dialect_change(old, new), *compare_findings(old_findings, new_findings)]
     return [
         *compare_grammar(old, new),
         *compare_fields(old, new),

@@ -62,9 +62,9 @@ def test_an_error_event_alone_is_not_evidence() -> None:
 
 
 def test_lanes_are_content_blocks() -> None:
-    assert DIALECT.lane({"type": "content_block_delta", "index": 2, "delta": {}}) == "block 2"
-    assert DIALECT.lane({"type": "message_delta", "index": 2}) == "message"
-    assert DIALECT.lane({"type": "ping"}) == "message"
+    assert DIALECT.lane({"type": "content_block_delta", "index": 2, "delta": {}}) == "#2"
+    assert DIALECT.lane({"type": "message_delta", "index": 2}) == "response"
+    assert DIALECT.lane({"type": "ping"}) == "response"
 
 
 def test_the_builder_writes_a_conforming_stream_and_the_summary_says_what_it_built() -> None:

@@ -17,6 +17,8 @@ from typing import IO, Any
 
 from rich.text import Text
 
+from checker import dialects
+from checker.dialects.base import Dialect
 from checker.version import __version__
 from checker.captures import CAPTURE_SUFFIX, read_chunks, request_for
 from checker.commands.common import open_output
@@ -39,7 +41,7 @@ without .sse); a scenario on one side only is a change too.
 Exit codes: 0 nothing changed, 1 something did, 2 a usage or I/O error.
 """
 REPORT_VERSION = 1
-ASPECTS = {"grammar": "event grammar", "fields": "fields", "findings": "findings",
+ASPECTS = {"dialect": "dialect", "grammar": "event grammar", "fields": "fields", "findings": "findings",
            "http": "HTTP exchange (the probe's X.meta.json)", "output": "final output", "scenario": "scenarios"}
 
 
@@ -50,6 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("new", metavar="NEW", help="the later build's capture, or a directory of them")
     parser.add_argument("--profile", default="openai", choices=sorted(PROFILES),
                         help="the profile both sides are linted under for the findings (default: openai)")
+    parser.add_argument("--dialect", metavar="NAME", choices=dialects.names(), default=None,
+                        help="read both sides as this API's streams (one of: " + ", ".join(dialects.names())
+                             + "); default: each capture's own, as lint decides it")
     parser.add_argument("--format", default="text", choices=["text", "json"], help="report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--color", default="auto", choices=["auto", "always", "never"],
@@ -95,12 +100,23 @@ def read(path: Path, options: dict[str, Any]) -> tuple[StreamShape, LintResult]:
     of the exchange recorded in ``X.meta.json`` for a capture saved by ``sse-check probe --save``)."""
     from checker.lint_job import linter_for
 
-    builder = ShapeBuilder()
     linter = linter_for(path, request_for(path), options)
+    builder = ShapeBuilder(_decided(linter, options))
     for chunk in read_chunks(path):
         builder.feed(chunk)
         linter.feed(chunk)
     return builder.close(), linter.close()
+
+
+def _decided(linter: Any, options: dict[str, Any]) -> Dialect | None:
+    """The dialect lint decided before the stream (``--dialect``, or the endpoint a probe's ``X.meta.json``
+    recorded); None: the first event object decides, for the shape as for the lint."""
+    given = options.get("dialect")
+    if isinstance(given, str):
+        return dialects.get(given)
+    from checker.http_checks import ExchangeLinter
+
+    return linter.dialect if isinstance(linter, ExchangeLinter) else None
 
 
 def diff_pair(name: str, old: Path | None, new: Path | None, options: dict[str, Any]) -> ScenarioDiff:
@@ -122,6 +138,7 @@ class DiffOptions:
     old: str
     new: str
     profile: str = "openai"
+    dialect: str | None = None
     format: str = "text"
     output: str | None = None
     color: str = "auto"
@@ -129,13 +146,15 @@ class DiffOptions:
 
 def options(args: argparse.Namespace) -> DiffOptions:
     """The parser's result as diff's typed options."""
-    return DiffOptions(old=args.old, new=args.new, profile=args.profile, format=args.format, output=args.output,
-                       color=args.color)
+    return DiffOptions(old=args.old, new=args.new, profile=args.profile, dialect=args.dialect, format=args.format,
+                       output=args.output, color=args.color)
 
 
 def run(opts: DiffOptions) -> int:
     # Both sides under the same profile, with the engine's default limits.
     options: dict[str, Any] = {"profile": get_profile(opts.profile)}
+    if opts.dialect is not None:
+        options["dialect"] = opts.dialect
     pairs = pair(Path(opts.old), Path(opts.new))
     diffs = [diff_pair(name, a, b, options) for name, a, b in pairs]
     with open_output(opts.output) as stream:

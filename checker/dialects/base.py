@@ -66,6 +66,21 @@ class Unit:
     type: str | None = None
     carries: bool = False  # the event carries the unit's object (Responses' ``item``)
     opens: bool = False  # the event announces the unit (``output_item.added``)
+    # The lane's name when the dialect names it by position ("choice 0"): no type-and-rank naming then.
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One thing an event says about one unit of the answer, as ``sse-check diff`` and the timelines read it.
+    A chat chunk says several (a choice's role, its content, a tool call's arguments, its finish), an Anthropic
+    delta one; the symbol names it abstracted from its text ("content", "finish_reason stop", "text_delta")."""
+
+    unit: Unit | None  # None: the stream itself (its lifecycle lane)
+    symbol: str
+    # Its mark kind ("added", "done", "delta", "lifecycle", "terminal", "error", "keepalive", "other"): a run of
+    # "delta" or "keepalive" pieces is one step of a lane's grammar, and the others are its landmarks.
+    kind: str
 
 
 class Machine(Protocol):
@@ -331,6 +346,13 @@ class Dialect:
     unit_words: Mapping[str, str] = field(default_factory=dict)
     unit_nouns: Mapping[str, str] = field(default_factory=dict)
     final_output: Callable[[dict[str, Any]], tuple[str, ...] | None] | None = None
+    # What an event says, piece by piece (diff's symbols, the timelines' mark kinds); None: one piece per event,
+    # its type (without ``event_prefix``) in the lane of ``unit``, its kind from ``marks`` or its name.
+    pieces: Callable[[dict[str, Any]], list[Piece]] | None = None
+    # The timelines' name for the lane of the stream's own events, and whether its units may stream side by
+    # side (chat's choices): then a unit finishing after another started is not drawn as late.
+    stream_lane: str = "response"
+    units_overlap: bool = False
     # Findings on an event object before its type is known (an ``error`` member where the dialect forbids one,
     # no type at all); the second value is False when the event goes no further (it has no usable type).
     screen: Callable[[dict[str, Any], Position], tuple[list[Finding], bool]] | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed
+from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Piece
 from checker.dialects.chat import vocabulary
 from checker.findings import Finding, Position
 from checker.request_checks import RequestShape
@@ -34,6 +34,13 @@ def schema_findings(violations: Sequence[Any], etype: str, pos: Position) -> lis
     from checker.dialects.chat.schema_findings import chunk_schema_findings
 
     return chunk_schema_findings(violations, pos)
+
+
+def pieces(obj: dict[str, Any]) -> list[Piece]:
+    """A chunk's pieces, choice by choice (checker/dialects/chat/pieces.py)."""
+    from checker.dialects.chat.pieces import pieces as chunk_pieces
+
+    return chunk_pieces(obj)
 
 
 def effects() -> ClientEffects:
@@ -65,4 +72,7 @@ DIALECT = Dialect(
     lane=vocabulary.lane,
     requests=RequestShape(vocabulary.NAME, frozenset({"model", "messages", "stream"})),
     nonstream=nonstream,
+    pieces=pieces,
+    stream_lane="completion",
+    units_overlap=True,
 )

@@ -51,10 +51,11 @@ def event_type(obj: dict[str, Any]) -> str | None:
 
 
 def lane(obj: dict[str, Any]) -> str:
-    """The report lane of a chunk: its one choice (``choice 0``), else the completion as a whole."""
+    """The report lane of a chunk: its one choice by index (``#0``, labelled "choice #0"), else ``response``, the
+    lane of the completion's own chunks (usage, an error; a chunk that packs several choices is drawn there)."""
     choices = obj.get("choices")
     if isinstance(choices, list) and len(choices) == 1 and isinstance(choices[0], dict):
         index = choices[0].get("index")
         if type(index) is int:
-            return f"choice {index}"
-    return "completion"
+            return f"#{index}"
+    return "response"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Unit
+from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Piece, Unit
 from checker.dialects.messages import vocabulary
 from checker.findings import Finding, Position
 from checker.request_checks import RequestShape
@@ -53,14 +53,36 @@ def unit(obj: dict[str, Any]) -> Unit | None:
     return Unit(None, index)
 
 
+# The mark kind of each event type (the timelines' marks; diff coalesces runs of "delta" and "keepalive").
+_KINDS = {vocabulary.MESSAGE_START: "lifecycle", vocabulary.BLOCK_START: "added", vocabulary.BLOCK_DELTA: "delta",
+          vocabulary.BLOCK_STOP: "done", vocabulary.MESSAGE_DELTA: "lifecycle", vocabulary.MESSAGE_STOP: "terminal",
+          vocabulary.PING: "keepalive", vocabulary.ERROR: "error"}
+
+
+def pieces(obj: dict[str, Any]) -> list[Piece]:
+    """An event as one piece of its block (or of the message): a delta named by its own type (``text_delta``,
+    ``input_json_delta``), so that ``sse-check diff`` counts a run of them as one step of that block."""
+    etype = obj.get("type")
+    symbol = etype if isinstance(etype, str) else "(no type)"
+    if etype == vocabulary.BLOCK_DELTA:
+        delta = obj.get("delta")
+        kind = delta.get("type") if isinstance(delta, dict) else None
+        symbol = kind if isinstance(kind, str) else f"{symbol} (untyped delta)"
+    elif etype == vocabulary.MESSAGE_DELTA:
+        delta = obj.get("delta")
+        reason = delta.get("stop_reason") if isinstance(delta, dict) else None
+        symbol = f"{symbol} ({reason})" if isinstance(reason, str) else symbol
+    kind = _KINDS.get(etype, "other") if isinstance(etype, str) else "other"
+    return [Piece(unit(obj), symbol, kind)]
+
+
 def effects() -> ClientEffects:
     from checker.dialects.messages.effects import effects as build
 
     return build()
 
 
-_MARKS = {vocabulary.MESSAGE_START: "lifecycle", vocabulary.BLOCK_START: "added", vocabulary.BLOCK_STOP: "done",
-          vocabulary.MESSAGE_DELTA: "lifecycle", vocabulary.MESSAGE_STOP: "terminal"}
+_MARKS = _KINDS
 _LETTERS = {vocabulary.MESSAGE_START: "S", vocabulary.MESSAGE_DELTA: "D", vocabulary.MESSAGE_STOP: "✓"}
 
 
@@ -92,6 +114,8 @@ DIALECT = Dialect(
                 "redacted_thinking": "redacted thinking"},
     unit_nouns={"text": "text block", "thinking": "thinking block", "tool_use": "tool_use block",
                 "redacted_thinking": "redacted_thinking block"},
+    pieces=pieces,
+    stream_lane="message",
     screen=screen,
     requests=RequestShape("messages", frozenset({"model", "messages", "max_tokens", "stream"})),
     nonstream=nonstream,

@@ -76,8 +76,9 @@ def recognise(event: dict[str, object]) -> str | None:
 
 
 def lane(event: dict[str, object]) -> str:
-    """The report lane of an event: its content block (``block 0``), or the message."""
+    """The report lane of an event: its content block by index (``#0``, the timelines label it with the block's
+    type), or ``response``, the lane of the message's own events (labelled "message")."""
     index = event.get("index")
     if type(index) is int and event.get("type") in (BLOCK_START, BLOCK_DELTA, BLOCK_STOP):
-        return f"block {index}"
-    return "message"
+        return f"#{index}"
+    return "response"
