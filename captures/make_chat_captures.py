@@ -81,6 +81,12 @@ CONFORMING: dict[str, tuple[Callable[[], bytes], dict[str, Any] | None]] = {
                                                 .tool_call("get_weather", ARGS).chunks()), TOOLS),
     "two-choices": (lambda: encode_chat(ChatStreamBuilder().text(TEXT).text(["Paris."], choice=1).chunks()),
                     {"n": 2}),
+    # n: 2 as OpenAI streams it: the choices' chunks in turn; choice 0 answers with text then a call, choice 1
+    # with text only (the report draws a lane per choice; neither is late).
+    "two-choices-interleaved": (lambda: encode_chat(ChatStreamBuilder().text(["Let me check."])
+                                                    .tool_call("get_weather", ARGS).text(TEXT, choice=1)
+                                                    .chunks(usage=True, interleave=True)),
+                                {"n": 2, **TOOLS, **USAGE}),
     "usage": (lambda: encode_chat(text().chunks(usage=True)), USAGE),
     "length": (lambda: encode_chat(ChatStreamBuilder().text(TEXT).chunks(finish_reason="length", usage=True)),
                {"max_tokens": 3, **USAGE}),

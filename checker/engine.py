@@ -390,7 +390,7 @@ class StreamLinter:
                 etype = "(not JSON)" if obj is _UNPARSED else "(not an object)"
                 lane = "response"
         if self._trace is not None:
-            self._trace.record(ev, etype, lane)
+            self._trace.record(ev, etype, lane, obj if isinstance(obj, dict) else None, self.dialect)
         return obj
 
     def _event_full(self, ev: SSEEvent, out: list[Finding], obj: Any = _UNPARSED,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from checker.dialects.base import ItemSummary
+from checker.dialects.base import Dialect, ItemSummary
 from checker.findings import Finding, Severity
 from checker.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEEvent
 
@@ -20,6 +20,9 @@ class TraceEntry(NamedTuple):
     byte: int = 0
     data: bytes = b""  # the event's data, clipped to TRACE_DATA_CLIP; b"" past TRACE_DATA_BUDGET
     at: float | None = None  # arrival time in seconds, when the caller marks times (a live probe)
+    # The mark kinds of what the event carries, when its dialect says (``Dialect.pieces``: a chat chunk's
+    # "added" role, "delta" content, "done" finish); () when its type tells (checker.report.lanes.event_kind).
+    kinds: tuple[str, ...] = ()
 
 
 # A trace is for pictures, not for reconciliation: a few KB show an event's
@@ -80,9 +83,14 @@ class Trace:
         # The arrival time of the events being fed (``StreamLinter.mark_time``); None for a saved capture.
         self.now: float | None = None
 
-    def record(self, ev: SSEEvent, etype: str, lane: str) -> None:
+    def record(self, ev: SSEEvent, etype: str, lane: str, obj: dict[str, Any] | None = None,
+               dialect: Dialect | None = None) -> None:
+        """One event; ``obj`` its object and ``dialect`` its dialect, whose pieces give its mark kinds."""
+        kinds: tuple[str, ...] = ()
+        if obj is not None and dialect is not None and dialect.pieces is not None:
+            kinds = tuple(dict.fromkeys(piece.kind for piece in dialect.pieces(obj)))
         kept = ev.data[:TRACE_DATA_CLIP]
-        if self._bytes > TRACE_DATA_BUDGET and etype.endswith(".delta"):
+        if self._bytes > TRACE_DATA_BUDGET and (kinds == ("delta",) if kinds else etype.endswith(".delta")):
             kept = b""
         self._bytes += len(kept)
-        self.entries.append(TraceEntry(ev.index, ev.line, etype, lane, ev.byte, kept, self.now))
+        self.entries.append(TraceEntry(ev.index, ev.line, etype, lane, ev.byte, kept, self.now, kinds))

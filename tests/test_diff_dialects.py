@@ -164,7 +164,8 @@ def test_chat_usage_chunk_and_finish() -> None:
 
 
 def test_chat_rule_breaking_build_names_the_change_and_the_finding() -> None:
-    changes = diff_files(CHAT / "conforming" / "tool-call.sse", CHAT / "rules" / "CHT014-tool-call-identity-changed.sse")
+    changes = diff_files(CHAT / "conforming" / "tool-call.sse",
+                         CHAT / "rules" / "CHT014-tool-call-identity-changed.sse")
     assert "choice 0 tool call 0" in " ".join(texts(changes, "grammar"))
     assert [(c.kind, c.details["code"]) for c in changes if c.aspect == "findings"] == [("new", "CHT014")]
 

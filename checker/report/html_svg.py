@@ -19,7 +19,10 @@ PAD = 12
 LANE_H = 30
 AXIS_H = 26
 NOTE_W = 330  # room at the right for "done after … was added"
-_KNOWN_LANE_TYPES = {"reasoning", "message", "function_call"}
+# Unit types drawn alike across dialects (the page's styles know reasoning, message and function_call lanes).
+_LANE_CLASSES = {"reasoning": "reasoning", "thinking": "reasoning", "redacted_thinking": "reasoning",
+                 "message": "message", "text": "message", "choice": "message",
+                 "function_call": "function_call", "tool_use": "function_call", "server_tool_use": "function_call"}
 
 # Mark shapes, centred on (0, 0); the same vocabulary as the terminal timeline.
 _SHAPES = {
@@ -33,6 +36,7 @@ _SHAPES = {
     "error": '<path d="M0,-7L7,6H-7Z"/>',
     "sentinel": '<rect x="-4" y="-4" width="8" height="8" transform="rotate(45)"/>',
     "other": '<circle r="3.5"/>',
+    "keepalive": '<circle r="1.5"/>',
 }
 
 
@@ -43,9 +47,8 @@ def esc(value: object) -> str:
 def lane_class(lane: Lane) -> str:
     if lane.key == RESPONSE_LANE:
         return "lane-response"
-    if lane.item_type in _KNOWN_LANE_TYPES:
-        return f"lane-{lane.item_type}"
-    return "lane-other"
+    drawn_as = _LANE_CLASSES.get(lane.item_type or "")
+    return f"lane-{drawn_as}" if drawn_as is not None else "lane-other"
 
 
 def short_id(text: str, width: int = 26) -> str:
@@ -148,7 +151,7 @@ def _lane(lane: Lane, row: int, timeline: Timeline, geo: Geometry, findings: lis
 
 def _label(lane: Lane) -> str:
     if lane.key in (RESPONSE_LANE, OVERFLOW_LANE):
-        return lane.key
+        return lane.label
     kind = lane.item_type or "item"
     # About 34 monospace characters fit the label column.
     return f"{kind} {short_id(lane.key, max(10, 33 - len(kind)))}"

@@ -125,34 +125,53 @@ def client_table(rows: list[dict[str, Any]]) -> str:
 
 
 def items_block(texts: list[dict[str, Any]] | None) -> str:
+    """Each unit's accumulated text: a Responses item's parts, a chat choice's fields and calls, an Anthropic
+    content block's text, thinking and signature, or tool input (whatever its machine kept)."""
     if not texts:
         return '<p class="none">No output items.</p>'
     out = []
     for item in texts:
-        item_id = item.get("id") or f"#{item.get('output_index')}"
-        state = "done" if item.get("done") else "never done"
-        index = item.get("output_index")
-        head = (f'<span class="itype">{esc(item.get("type") or "item")}</span> '
-                f'<code title="{esc(item_id)}">{esc(short_id(str(item_id), 44))}</code> '
-                f'<span class="meta">output_index {esc("—" if index is None else index)}, {state}</span>')
-        if item.get("name"):
-            head += f' <span class="meta">{esc(item["name"])}({esc(item.get("call_id") or "")})</span>'
-        body = []
-        for key in ("content", "summary"):
-            for part in item.get(key) or []:
-                label = f'{key}[{part.get("index")}] {part.get("type") or ""}'
-                body.append(_text(label, part.get("text") or "", bool(part.get("exact", True))))
-        if item.get("type") == "function_call" or item.get("arguments"):
-            arguments = item.get("arguments") or ""
-            body.append(_text("arguments" + _json_note(arguments), arguments,
-                              bool(item.get("arguments_exact", True))))
-        for streamed in item.get("tool") or []:  # a hosted-tool call's code, arguments, commands, outputs
-            body.append(_text(streamed.get("label") or "input", streamed.get("text") or "",
-                              bool(streamed.get("exact", True))))
+        body = _item_body(item)
         if not body:
             body.append('<p class="none">nothing streamed</p>')
-        out.append(f'<details class="item" open><summary>{head}</summary>{"".join(body)}</details>')
+        out.append(f'<details class="item" open><summary>{_item_head(item)}</summary>{"".join(body)}</details>')
     return "".join(out)
+
+
+def _item_head(item: dict[str, Any]) -> str:
+    # A Responses item and a chat choice have an output_index; an Anthropic content block an index.
+    where, index = ("output_index", item.get("output_index")) if "output_index" in item else ("index",
+                                                                                               item.get("index"))
+    item_id = item.get("id") or f"#{index}"
+    state = "done" if item.get("done") else "never done"
+    head = (f'<span class="itype">{esc(item.get("type") or "item")}</span> '
+            f'<code title="{esc(item_id)}">{esc(short_id(str(item_id), 44))}</code> '
+            f'<span class="meta">{where} {esc("—" if index is None else index)}, {state}</span>')
+    if item.get("name"):
+        head += f' <span class="meta">{esc(item["name"])}({esc(item.get("call_id") or "")})</span>'
+    return head
+
+
+def _item_body(item: dict[str, Any]) -> list[str]:
+    body = []
+    for key in ("content", "summary"):
+        for part in item.get(key) or []:
+            label = f'{key}[{part.get("index")}] {part.get("type") or ""}'
+            body.append(_text(label, part.get("text") or "", bool(part.get("exact", True))))
+    if item.get("type") == "function_call" or item.get("arguments"):
+        arguments = item.get("arguments") or ""
+        body.append(_text("arguments" + _json_note(arguments), arguments, bool(item.get("arguments_exact", True))))
+    for streamed in item.get("tool") or []:  # a hosted-tool call's code, arguments, commands, outputs
+        body.append(_text(streamed.get("label") or "input", streamed.get("text") or "",
+                          bool(streamed.get("exact", True))))
+    # An Anthropic block's text (or thinking), its signature, a tool_use block's joined input, redacted data.
+    for key in ("text", "signature", "data"):
+        if isinstance(item.get(key), str) and item[key]:
+            body.append(_text("thinking" if key == "text" and item.get("type") == "thinking" else key, item[key],
+                              True))
+    if isinstance(item.get("input"), str):
+        body.append(_text("input" + _json_note(item["input"]), item["input"], True))
+    return body
 
 
 def _text(label: str, text: str, exact: bool) -> str:

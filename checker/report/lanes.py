@@ -27,7 +27,8 @@ MAX_LANES = 120
 OVERFLOW_LANE = "(more items)"
 
 # Event kinds, in the order a folded column prefers them (first wins).
-PRIORITY = ("added", "done", "terminal", "error", "lifecycle", "sentinel", "textdone", "part", "other", "delta")
+PRIORITY = ("added", "done", "terminal", "error", "lifecycle", "sentinel", "textdone", "part", "other", "delta",
+            "keepalive")
 _RANK = {kind: n for n, kind in enumerate(PRIORITY)}
 
 
@@ -66,7 +67,7 @@ class Mark:
 @dataclass(slots=True)
 class Lane:
     key: str  # item id, "#<output_index>", "response" or OVERFLOW_LANE
-    item_type: str | None
+    item_type: str | None  # the unit's type: "reasoning", "choice", "thinking", "tool_use"
     marks: list[Mark] = field(default_factory=list)
     added_index: int | None = None  # first output_item.added
     done_index: int | None = None  # first output_item.done
@@ -75,11 +76,13 @@ class Lane:
     # The later item whose added came before this item's done (the delayed done).
     late_after: str | None = None
     late_after_index: int | None = None
+    # The stream lane's name in its dialect ("completion", "message"); None: its key.
+    name: str | None = None
 
     @property
     def label(self) -> str:
         if self.key in (RESPONSE_LANE, OVERFLOW_LANE):
-            return self.key
+            return self.name or self.key
         return f"{self.item_type or 'item'} {self.key}"
 
     @property
@@ -118,56 +121,71 @@ def build_timeline(result: LintResult, *, max_columns: int) -> Timeline:
     total = (trace[-1].index + 1) if trace else 0
     per_column = max(1, -(-total // max(1, max_columns)))
     columns = -(-total // per_column) if total else 0
-    types = _item_types(result)
-    aliases = _index_aliases(result)
     dialect = dialect_of(result)
-    marks = dialect.marks
-    lanes: dict[str, Lane] = {RESPONSE_LANE: Lane(RESPONSE_LANE, None)}
-    lane_of: dict[int, str] = {}
-    best: dict[tuple[str, int], tuple[Mark, int]] = {}
-    folded = set()
+    layout = _Layout(_item_types(result), _index_aliases(result, trace), dialect, per_column)
     for entry in trace:
-        key = aliases.get(entry.lane, entry.lane)
-        if key not in lanes:
-            if len(lanes) > MAX_LANES:
-                folded.add(key)
-                key = OVERFLOW_LANE
-                lanes.setdefault(key, Lane(key, None))
-            else:
-                lanes[key] = Lane(key, types.get(key))
-        lane = lanes[key]
-        lane_of[entry.index] = key
-        kind = event_kind(entry.type, marks)
-        if lane.first_index is None:
-            lane.first_index = entry.index
-        lane.last_index = entry.index
-        if kind == "added" and lane.added_index is None:
-            lane.added_index = entry.index
-        elif kind == "done" and lane.done_index is None:
-            lane.done_index = entry.index
-        col = entry.index // per_column
-        mark = Mark(col, entry.index, kind, entry.type)
-        previous = best.get((key, col))
-        if previous is None:
-            best[(key, col)] = (mark, 1)
-        else:
-            kept, count = previous
-            if _RANK[kind] < _RANK[kept.kind]:
-                kept = mark
-            best[(key, col)] = (kept, count + 1)
-    for (key, _col), (mark, count) in best.items():
-        lanes[key].marks.append(Mark(mark.column, mark.index, mark.kind, mark.type, count))
-    for lane in lanes.values():
-        lane.marks.sort(key=lambda m: m.column)
-    ordered = list(lanes.values())
-    if len(ordered) == 1 and not ordered[0].marks:
-        ordered = []
-    _mark_late(ordered)
+        layout.place(entry)
+    ordered = layout.lanes_in_order()
+    if not dialect.units_overlap:
+        _mark_late(ordered)
     findings_at: dict[int | None, list[int]] = {}
     for number, finding in enumerate(result.findings):
         index = finding.position.event_index
-        findings_at.setdefault(index if index in lane_of else None, []).append(number)
-    return Timeline(total, columns, per_column, ordered, lane_of, findings_at, len(folded), dialect.letters)
+        findings_at.setdefault(index if index in layout.lane_of else None, []).append(number)
+    return Timeline(total, columns, per_column, ordered, layout.lane_of, findings_at, len(layout.folded),
+                    dialect.letters)
+
+
+class _Layout:
+    """The lanes being filled, event by event: each lane keeps the most significant mark of each column."""
+
+    def __init__(self, types: dict[str, str], aliases: dict[str, str], dialect: Dialect, per_column: int) -> None:
+        self.types, self.aliases, self.marks, self.per_column = types, aliases, dialect.marks, per_column
+        name = dialect.stream_lane if dialect.stream_lane != RESPONSE_LANE else None
+        self.lanes: dict[str, Lane] = {RESPONSE_LANE: Lane(RESPONSE_LANE, None, name=name)}
+        self.lane_of: dict[int, str] = {}
+        self.best: dict[tuple[str, int], tuple[Mark, int]] = {}
+        self.folded: set[str] = set()
+
+    def _lane(self, key: str) -> Lane:
+        key = self.aliases.get(key, key)
+        if key not in self.lanes:
+            if len(self.lanes) > MAX_LANES:
+                self.folded.add(key)
+                return self.lanes.setdefault(OVERFLOW_LANE, Lane(OVERFLOW_LANE, None))
+            self.lanes[key] = Lane(key, self.types.get(key))
+        return self.lanes[key]
+
+    def place(self, entry: TraceEntry) -> None:
+        lane = self._lane(entry.lane)
+        self.lane_of[entry.index] = lane.key
+        # What the event carries (a chat chunk may open a choice and carry its text), else what its type says.
+        kinds = entry.kinds or (event_kind(entry.type, self.marks),)
+        kind = min(kinds, key=lambda k: _RANK.get(k, _RANK["other"]))
+        kind = kind if kind in _RANK else "other"
+        if lane.first_index is None:
+            lane.first_index = entry.index
+        lane.last_index = entry.index
+        if "added" in kinds and lane.added_index is None:
+            lane.added_index = entry.index
+        if "done" in kinds and lane.done_index is None:
+            lane.done_index = entry.index
+        col = entry.index // self.per_column
+        mark = Mark(col, entry.index, kind, entry.type)
+        previous = self.best.get((lane.key, col))
+        if previous is None:
+            self.best[(lane.key, col)] = (mark, 1)
+        else:
+            kept, count = previous
+            self.best[(lane.key, col)] = (mark if _RANK[kind] < _RANK[kept.kind] else kept, count + 1)
+
+    def lanes_in_order(self) -> list[Lane]:
+        for (key, _col), (mark, count) in self.best.items():
+            self.lanes[key].marks.append(Mark(mark.column, mark.index, mark.kind, mark.type, count))
+        for lane in self.lanes.values():
+            lane.marks.sort(key=lambda m: m.column)
+        ordered = list(self.lanes.values())
+        return [] if len(ordered) == 1 and not ordered[0].marks else ordered
 
 
 def _mark_late(lanes: list[Lane]) -> None:
@@ -195,11 +213,13 @@ def _item_types(result: LintResult) -> dict[str, str]:
     return types
 
 
-def _index_aliases(result: LintResult) -> dict[str, str]:
-    """'#<output_index>' lanes of events without an item id, folded into their item's lane."""
+def _index_aliases(result: LintResult, trace: list[TraceEntry]) -> dict[str, str]:
+    """'#<output_index>' lanes of events without an item id, folded into their item's lane when events name
+    the item by its id too (Responses); a unit named only by its index (a content block) keeps its index lane."""
+    named = {entry.lane for entry in trace}
     aliases: dict[str, str] = {}
     for item in result.items:
-        if isinstance(item.id, str) and type(item.output_index) is int:
+        if isinstance(item.id, str) and type(item.output_index) is int and item.id in named:
             aliases.setdefault(f"#{item.output_index}", item.id)
     return aliases
 

@@ -20,8 +20,14 @@ from checker.report.lanes import OVERFLOW_LANE, RESPONSE_LANE, Lane, Mark, Timel
 
 # One character per kind of mark (the HTML legend uses the same shapes).
 GLYPHS = {"added": "[", "done": "]", "delta": "·", "part": "|", "textdone": "=", "error": "E", "sentinel": "D",
-          "other": "•"}
-LANE_STYLE = {"reasoning": "magenta", "message": "blue", "function_call": "green"}
+          "other": "•", "keepalive": "'", "lifecycle": "o", "terminal": "■"}
+# The legend, in reading order: (kind, what it is); only the kinds a timeline draws are listed.
+LEGEND = (("added", "added"), ("delta", "delta"), ("part", "part"), ("textdone", "text done"), ("done", "done"),
+          ("keepalive", "keep-alive"), ("other", "other"), ("error", "error"), ("sentinel", "[DONE]"))
+# Unit types drawn alike across dialects: reasoning, text, calls.
+LANE_STYLE = {"reasoning": "magenta", "thinking": "magenta", "redacted_thinking": "magenta", "message": "blue",
+              "text": "blue", "choice": "blue", "function_call": "green", "tool_use": "green",
+              "server_tool_use": "green"}
 LATE_STYLE = "bold color(208)"
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
 LABEL_WIDTH = 30
@@ -43,7 +49,7 @@ def _short(text: str, width: int) -> str:
 
 def _label(lane: Lane) -> str:
     if lane.key in (RESPONSE_LANE, OVERFLOW_LANE):
-        return lane.key
+        return lane.label
     kind = lane.item_type or "item"
     return f"{kind} {_short(lane.key, max(8, LABEL_WIDTH - 2 - len(kind)))}"
 
@@ -53,8 +59,8 @@ def render_timeline(console: Console, result: LintResult) -> None:
     timeline = build_timeline(result, max_columns=width)
     if not timeline.lanes:
         return
-    console.print(Text(f"  timeline ({timeline.events} events, {timeline.per_column}/column): [ added · delta | part "
-                       f"= text done ] done  C P Q ✓ lifecycle  ─ span  ▲ finding", style="dim"))
+    console.print(Text(f"  timeline ({timeline.events} events, {timeline.per_column}/column): {legend(timeline)}",
+                       style="dim"))
     severities = _severities(timeline, result)
     for lane in timeline.lanes:
         row = Text()
@@ -72,6 +78,18 @@ def render_timeline(console: Console, result: LintResult) -> None:
             done = f"done #{lane.done_index}" if lane.done_index is not None else "never done"
             console.print(Text(f"  {'':<{LABEL_WIDTH}} {_label(lane)}: {done}, after "
                                f"{_short(lane.late_after, 24)} was added (#{lane.late_after_index})", style=LATE_STYLE))
+
+
+def legend(timeline: Timeline) -> str:
+    """The marks this timeline draws, each with its glyph: "[ added · delta ] done  S D ✓ lifecycle  ─ span"."""
+    drawn = [mark for lane in timeline.lanes for mark in lane.marks]
+    lettered = dict.fromkeys(timeline.letters[m.type] for m in drawn if m.type in timeline.letters)
+    kinds = {m.kind for m in drawn if m.type not in timeline.letters}
+    words = [f"{GLYPHS[kind]} {what}" for kind, what in LEGEND if kind in kinds]
+    words += [f"{GLYPHS[kind]} {kind}" for kind in ("lifecycle", "terminal") if kind in kinds]
+    if lettered:
+        words.append(f"{' '.join(lettered)} lifecycle")
+    return "  ".join([*words, "─ span", "▲ finding"])
 
 
 def _severities(timeline: Timeline, result: LintResult) -> dict[int, Severity]:

@@ -63,41 +63,52 @@ class ChatStreamBuilder:
         chunk.update(extra)
         return chunk
 
-    def chunks(self, *, finish_reason: str | None = None, usage: bool = False,
-               prompt_tokens: int = 12) -> Iterator[Event]:
-        """The stream's chunks. ``finish_reason`` overrides the natural one (stop, or tool_calls after calls)."""
+    def chunks(self, *, finish_reason: str | None = None, usage: bool = False, prompt_tokens: int = 12,
+               interleave: bool = False) -> Iterator[Event]:
+        """The stream's chunks. ``finish_reason`` overrides the natural one (stop, or tool_calls after calls).
+        ``interleave``: the choices' chunks in turn (choice 0, 1, 0, 1, …), as OpenAI streams ``n > 1``, instead
+        of one choice after the other."""
         extra: dict[str, Any] = {"usage": None} if usage else {}
-        tokens = 0
-        calls = 0
-        for index, parts in enumerate(self.choices):
-            yield self.chunk([_chat_choice(index, {"role": "assistant", "content": "", "refusal": None})], **extra)
-            call_index = 0
-            for kind, spec in parts:
-                if kind == "tool_call":
-                    name, deltas = spec
-                    calls += 1
-                    call_id = numbered_id("call_", 1000 * index + call_index)[:29]
-                    yield self.chunk([_chat_choice(index, {"tool_calls": [
-                        {"index": call_index, "id": call_id, "type": "function",
-                         "function": {"name": name, "arguments": ""}}]})], **extra)
-                    for piece in deltas:
-                        tokens += 1
-                        yield self.chunk([_chat_choice(index, {"tool_calls": [
-                            {"index": call_index, "function": {"arguments": piece}}]})], **extra)
-                    call_index += 1
-                    continue
-                for piece in spec:
-                    tokens += 1
-                    yield self.chunk([_chat_choice(index, {kind: piece})], **extra)
-            reason = finish_reason or ("tool_calls" if call_index else "stop")
-            yield self.chunk([_chat_choice(index, {}, reason)], **extra)
+        streams = [list(self._choice_chunks(index, parts, finish_reason, extra))
+                   for index, parts in enumerate(self.choices)]
+        if interleave:
+            longest = max((len(chunks) for chunks in streams), default=0)
+            yield from (chunks[n] for n in range(longest) for chunks in streams if n < len(chunks))
+        else:
+            yield from (chunk for chunks in streams for chunk in chunks)
         if usage:
+            # A token per text or argument fragment: every chunk but each choice's role and finish chunks and
+            # its calls' first fragments.
+            tokens = sum(len(chunks) - 2 - sum(kind == "tool_call" for kind, _ in parts)
+                         for chunks, parts in zip(streams, self.choices))
             yield self.chunk([], usage={"prompt_tokens": prompt_tokens, "completion_tokens": tokens,
                                         "total_tokens": prompt_tokens + tokens,
                                         "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
                                         "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
                                                                       "accepted_prediction_tokens": 0,
                                                                       "rejected_prediction_tokens": 0}})
+
+    def _choice_chunks(self, index: int, parts: list[tuple[str, Any]], finish_reason: str | None,
+                       extra: dict[str, Any]) -> Iterator[Event]:
+        """One choice's chunks: its role, its fragments in order, its finish."""
+        yield self.chunk([_chat_choice(index, {"role": "assistant", "content": "", "refusal": None})], **extra)
+        call_index = 0
+        for kind, spec in parts:
+            if kind == "tool_call":
+                name, deltas = spec
+                call_id = numbered_id("call_", 1000 * index + call_index)[:29]
+                yield self.chunk([_chat_choice(index, {"tool_calls": [
+                    {"index": call_index, "id": call_id, "type": "function",
+                     "function": {"name": name, "arguments": ""}}]})], **extra)
+                for piece in deltas:
+                    yield self.chunk([_chat_choice(index, {"tool_calls": [
+                        {"index": call_index, "function": {"arguments": piece}}]})], **extra)
+                call_index += 1
+                continue
+            for piece in spec:
+                yield self.chunk([_chat_choice(index, {kind: piece})], **extra)
+        reason = finish_reason or ("tool_calls" if call_index else "stop")
+        yield self.chunk([_chat_choice(index, {}, reason)], **extra)
 
 
 def _chat_choice(index: int, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:

@@ -98,7 +98,7 @@ def _call(choice: Unit, index: Any, call: dict[str, Any], word: str) -> list[Pie
         function = {}
     out: list[Piece] = []
     if any(call.get(key) is not None for key in _CALL_IDENTITY) or function.get("name") is not None:
-        out.append(Piece(unit, "start", "added"))
+        out.append(Piece(unit, "start", "part"))  # drawn in its choice's lane, as a part of it
     arguments = function.get("arguments")
     if isinstance(arguments, str):
         if arguments:
