@@ -36,9 +36,9 @@ from checker.findings import Finding
 
 BASELINE_VERSION = 1
 
-# Id prefixes of the Responses API (docs/spec.md §2) and common vendor ones: the
-# suffix is random per response, the prefix says what kind of id it was.
-_PREFIXED_ID = re.compile(r"\b(resp|msg|rs|fc|call|item|ws|ctc|chatcmpl|cmpl|req)([_-])[A-Za-z0-9_-]+")
+# Id prefixes of the Responses API (docs/spec.md §2), of Chat Completions and Anthropic Messages (§7.3), and
+# common vendor ones: the suffix is random per response, the prefix says what kind of id it was.
+_PREFIXED_ID = re.compile(r"\b(resp|msg|rs|fc|call|item|ws|ctc|chatcmpl|cmpl|req|toolu|srvtoolu)([_-])[A-Za-z0-9_-]+")
 # A repr()'d string (single or double quoted) as Python writes it.
 _QUOTED = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*\"""")
 # What a quoted word may look like and still be kept: an event type, a field,

@@ -5,13 +5,17 @@ Registered under the ``pytest11`` entry point and inert unless turned on
 
 * ``pytest --sse-check-captures DIR`` (or the ini option ``sse_check_captures``)
   collects every ``*.sse`` file below DIR as one test item, linted exactly as
-  ``sse-check lint`` does, under the profile given by ``--sse-check-profile``,
-  else the capture's sidecar (``X.profile``, or ``"profile"`` in
-  ``X.meta.json``), else the ini option ``sse_check_profile``, else ``openai``;
+  ``sse-check lint`` does (a Responses, Chat Completions or Anthropic Messages
+  stream, each recognised by itself unless ``--sse-check-dialect`` says), under
+  the profile given by ``--sse-check-profile``, else the capture's sidecar
+  (``X.profile``, or ``"profile"`` in ``X.meta.json``), else the ini option
+  ``sse_check_profile``, else ``openai``;
 * ``pytest --sse-check-url URL --sse-check-model M`` (or ``sse_check_url`` /
-  ``sse_check_model``) adds one item per probe scenario: the suite is probed
-  once, as ``sse-check probe`` would, and each item reports its scenario; a
-  scenario a replay server has no capture for is skipped.
+  ``sse_check_model``) adds one item per probe scenario of each dialect of
+  ``--sse-check-api`` (all three by default): the suite is probed once, as
+  ``sse-check probe`` would, and each item reports its scenario; a scenario a
+  replay server has no capture for, or whose endpoint the server does not
+  serve, is skipped.
 
 An item fails when it has a finding at or above ``--sse-check-fail-on``
 (default ``warning``); ``repr_failure`` prints the findings as the CLI's text
@@ -30,6 +34,7 @@ from typing import Any
 
 import pytest
 
+from checker import dialects
 from checker.baseline import BaselineRun
 from checker.baseline import load as load_baseline
 from checker.engine import LintResult
@@ -45,13 +50,20 @@ PROFILE_SIDECAR = ".profile"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("sse-check", "sse-check: Responses stream conformance (off unless a capture "
-                                         "directory or a server URL is given)")
+    group = parser.getgroup("sse-check", "sse-check: conformance of streamed Responses, Chat Completions and "
+                                         "Anthropic Messages answers (off unless a capture directory or a "
+                                         "server URL is given)")
     group.addoption("--sse-check-captures", action="append", default=[], metavar="DIR",
                     help="collect every *.sse capture below DIR as a test (repeatable)")
     group.addoption("--sse-check-url", default=None, metavar="URL",
                     help="probe the server at URL: one test per probe scenario (needs --sse-check-model)")
     group.addoption("--sse-check-model", default=None, metavar="MODEL", help="the model the probe asks for")
+    group.addoption("--sse-check-api", action="append", default=[], metavar="NAMES",
+                    help="the dialects probed, comma-separated (repeatable; default: responses,chat,messages as "
+                         "sse-check probe; an endpoint the server does not serve skips its scenarios)")
+    group.addoption("--sse-check-dialect", default=None, choices=dialects.names(),
+                    help="check every capture as this API's stream (default: each capture's own, from its "
+                         "X.meta.json endpoint or its first event, as sse-check lint decides)")
     group.addoption("--sse-check-scenario", action="append", default=[], metavar="NAMES",
                     help="probe only these scenarios (comma-separated; repeatable)")
     group.addoption("--sse-check-scenario-file", action="append", default=[], metavar="PATH",
@@ -71,6 +83,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   help="capture directories to collect (relative to the ini file)")
     parser.addini("sse_check_url", default="", help="server URL to probe")
     parser.addini("sse_check_model", default="", help="model the probe asks for")
+    parser.addini("sse_check_api", type="args", default=[], help="the dialects probed (default: all three)")
+    parser.addini("sse_check_dialect", default="", help="check every capture as this API's stream")
     parser.addini("sse_check_profile", default="", help="default profile (a sidecar or --sse-check-profile wins)")
     parser.addini("sse_check_fail_on", default="", help="lowest severity that fails a test (default: warning)")
     parser.addini("sse_check_select", type="args", default=[], help="only these rules")
@@ -87,6 +101,7 @@ class Settings:
     model: str | None
     scenarios: list[Any] = field(default_factory=list)
     profile: str | None  # forced (command line)
+    dialect: str | None = None  # every capture checked as this dialect (None: each its own)
     default_profile: str
     fail_on: Severity
     select: list[str] | None
@@ -96,6 +111,11 @@ class Settings:
 
     def engine(self, profile: str) -> dict[str, Any]:
         return {"profile": get_profile(profile), "select": self.select, "ignore": self.ignore}
+
+    def capture_engine(self, profile: str) -> dict[str, Any]:
+        """A capture's engine options: the probe's, and the dialect when one is forced."""
+        options = self.engine(profile)
+        return {**options, "dialect": self.dialect} if self.dialect else options
 
     def owns(self, path: Path) -> bool:
         return any(path == root or root in path.parents for root in self.roots)
@@ -151,6 +171,7 @@ def _settings(config: pytest.Config) -> Settings | None:
         url=url,
         model=model,
         profile=option.sse_check_profile,
+        dialect=_dialect(option.sse_check_dialect or config.getini("sse_check_dialect") or None),
         default_profile=default_profile,
         fail_on=fail_on,
         select=selectors(option.sse_check_select or config.getini("sse_check_select")) or None,
@@ -160,11 +181,23 @@ def _settings(config: pytest.Config) -> Settings | None:
         invocation_dir=here,
     )
     if url:
+        from checker.commands.probe import DEFAULT_APIS, parse_apis
         from checker.live.scenarios import load_scenario_files, pick, suite
 
-        settings.scenarios = pick(suite(load_scenario_files(option.sse_check_scenario_file)),
+        apis = parse_apis(option.sse_check_api or config.getini("sse_check_api")) or DEFAULT_APIS
+        settings.scenarios = pick(suite(load_scenario_files(option.sse_check_scenario_file), apis),
                                   option.sse_check_scenario)
     return settings
+
+
+def _dialect(name: str | None) -> str | None:
+    """A dialect name from the ini file (the command line's is checked by its choices)."""
+    if name is not None:
+        try:
+            dialects.get(name)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    return name
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -177,6 +210,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if settings.url:
         lines.append(f"sse-check: probing {settings.url} (model {settings.model}, "
                      f"{len(settings.scenarios)} scenarios)")
+    if settings.dialect:
+        lines.append(f"sse-check: every capture checked as {dialects.get(settings.dialect).title}")
     lines.append(f"sse-check: profile {settings.profile or settings.default_profile + ' (or the sidecar)'}, "
                  f"fail on {settings.fail_on}")
     return lines
@@ -289,7 +324,7 @@ class CaptureItem(_SseItem):
         assert settings is not None
         name = settings.gate.key(str(self.path))
         try:
-            linter = linter_for(self.path, request_for(self.path), settings.engine(self.profile))
+            linter = linter_for(self.path, request_for(self.path), settings.capture_engine(self.profile))
             for chunk in read_chunks(self.path):
                 linter.feed(chunk)
         except (OSError, UsageError) as exc:
