@@ -324,7 +324,9 @@ class Dialect:
     rule_modules: tuple[str, ...]
     # Its client matrix, loaded on first use (the matrix is built only with --clients).
     effects: Callable[[], ClientEffects]
-    # The report lane of an event object: an item id, a choice, a content block, or "response".
+    # The report lane of an event object: an item's id, or "#<index>" for a unit named by its position (an
+    # output item without id, a chat choice, a content block: the timelines label it with the unit's type from
+    # the summary's items), or "response" for the stream's own events (labelled ``stream_lane``).
     lane: Callable[[dict[str, Any]], str]
     # The member that names an event's type, read directly by the engine's hot path (must agree with
     # ``event_type`` for an object whose member is a string).

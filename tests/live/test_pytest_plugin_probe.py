@@ -18,9 +18,10 @@ from tests.live.conftest import ROOT, start_serve
 
 def test_probe_scenarios_are_items(pytester: pytest.Pytester, llama_server: Any) -> None:
     url = llama_server.url
+    # This server answers the Responses endpoint only: the suite of that dialect (the default is all three).
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--sse-check-url", url, "--sse-check-model", "m",
-                                "--sse-check-profile", "llama.cpp", "--sse-check-scenario",
-                                "plain_text,reasoning_one_call", "-v")
+                                "--sse-check-profile", "llama.cpp", "--sse-check-api", "responses",
+                                "--sse-check-scenario", "plain_text,reasoning_one_call", "-v")
     out = result.stdout.str()
     result.stdout.fnmatch_lines(["*sse-check-probe::plain_text PASSED*",
                                  "*sse-check-probe::reasoning_one_call PASSED*"])
@@ -29,7 +30,7 @@ def test_probe_scenarios_are_items(pytester: pytest.Pytester, llama_server: Any)
 
     # Under the openai profile the same server fails, with findings, no traceback.
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--sse-check-url", url, "--sse-check-model", "m",
-                                "--sse-check-scenario", "plain_text")
+                                "--sse-check-api", "responses", "--sse-check-scenario", "plain_text")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["FAIL plain_text *", "*LIF015*"])
     assert "Traceback" not in result.stdout.str()
