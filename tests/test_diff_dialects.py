@@ -153,6 +153,16 @@ def test_chat_interleaved_choices_are_a_reordering_not_new_events() -> None:
     assert texts(changes) == ["choice 0's `finish_reason stop` now arrives after choice 1's `role`"]
 
 
+def test_chat_choices_packed_in_one_chunk_are_the_same_answer() -> None:
+    """A server may send both choices' deltas in one chunk: the diff reads choices, not chunks."""
+    builder = ChatStreamBuilder().text(["a", "b"]).text(["c", "d"], choice=1)
+    interleaved = list(builder.chunks(interleave=True))
+    packed = [{**one, "choices": one["choices"] + other["choices"]}
+              for one, other in zip(interleaved[0::2], interleaved[1::2])]
+    assert len(packed) == 4 and all(len(chunk["choices"]) == 2 for chunk in packed)
+    assert compare(shape_of(encode_chat(interleaved)), shape_of(encode_chat(packed))) == []
+
+
 def test_chat_usage_chunk_and_finish() -> None:
     old = chat(ChatStreamBuilder().text(["a"]), usage=True)
     new = chat(ChatStreamBuilder().text(["a"]), finish_reason="length")
