@@ -100,8 +100,8 @@ class RunTemplates:
         if spec is None or schema_set is None:
             return None
         text, number, ignored, floor, take = spec
-        if not all(free_in_schema(schema_set, etype, path, "text") for path in (text, *ignored)) or \
-                (number is not None and not free_in_schema(schema_set, etype, number, "number")):
+        if not all(free_in_schema(schema_set, etype, path, "text", obj) for path in (text, *ignored)) or \
+                (number is not None and not free_in_schema(schema_set, etype, number, "number", obj)):
             return None
         made = build(data, obj, name, text, number, ignored, floor, take)
         return None if made is None else Template(name, *made, index)
@@ -265,20 +265,32 @@ def _set(obj: Any, path: JsonPath, value: Any) -> None:
 
 # -- the schema side ------------------------------------------------------------------------------------
 
-_FREE: dict[tuple[str, str, JsonPath, str], bool] = {}
+# Per (schema set, event type, path, kind): the answers found so far, each with the members of the event it read
+# to choose anyOf branches (see _free) and their values; a few per key (a stream of garbage types adds none).
+_FREE: dict[tuple[str, str, JsonPath, str], list[tuple[tuple[tuple[JsonPath, Any], ...], bool]]] = {}
+_FREE_ANSWERS = 16
 
 
-def free_in_schema(schema_set: str, etype: str, path: JsonPath, kind: str) -> bool:
+def free_in_schema(schema_set: str, etype: str, path: JsonPath, kind: str, event: Any = None) -> bool:
     """Whether the event schema of ``etype`` in ``schema_set`` accepts any value of ``kind`` ("text": a string,
-    "number": an integer) at ``path`` once it accepted one: every schema on the way looks only at members,
-    items and counts, and the value's own schema only at its JSON type. Unsure is False."""
+    "number": an integer) at ``path`` of ``event`` once it accepted ``event``: every schema on the way looks only
+    at members, items and counts, and the value's own schema only at its JSON type. Unsure is False.
+
+    An ``anyOf`` on the way (Anthropic's delta: a text, thinking, input JSON, ... delta) is read with ``event``:
+    the branches a ``const`` member rules out for it (a ``type`` that differs) cannot be the one that accepted
+    it; the value must be free in every other branch, so it is free in the one that did."""
     key = (schema_set, etype, path, kind)
-    found = _FREE.get(key)
-    if found is None:
-        try:
-            found = _FREE[key] = _free(f"{BASE_URI}{schema_set}/events/{etype}.json", path, kind)
-        except (ValueError, KeyError, TypeError, RecursionError):
-            found = _FREE[key] = False
+    answers = _FREE.setdefault(key, [])
+    for read, found in answers:
+        if all(_get(event, at) == value and type(_get(event, at)) is type(value) for at, value in read):
+            return found
+    consulted: list[tuple[JsonPath, Any]] = []
+    try:
+        found = _free(f"{BASE_URI}{schema_set}/events/{etype}.json", path, kind, event, consulted)
+    except (ValueError, KeyError, TypeError, RecursionError):
+        found = False
+    if len(answers) < _FREE_ANSWERS:
+        answers.append((tuple(consulted), found))
     return found
 
 
@@ -298,12 +310,29 @@ def _resolve(schema: Any, base: str) -> tuple[dict[str, Any], str] | None:
     return None
 
 
-def _free(uri: str, path: JsonPath, kind: str) -> bool:
-    resolved = _resolve(document(uri), uri)
-    for step in path:
+def _free(uri: str, path: JsonPath, kind: str, event: Any = None,
+          consulted: list[tuple[JsonPath, Any]] | None = None) -> bool:
+    return _free_from(_resolve(document(uri), uri), path, 0, kind, event,
+                      [] if consulted is None else consulted)
+
+
+def _free_from(resolved: tuple[dict[str, Any], str] | None, path: JsonPath, depth: int, kind: str, event: Any,
+               consulted: list[tuple[JsonPath, Any]]) -> bool:
+    """``_free`` from the schema of the value at ``path[:depth]``; ``consulted`` collects the event's members
+    read to rule anyOf branches out."""
+    for at in range(depth, len(path)):
+        step = path[at]
         if resolved is None:
             return False
         schema, base = resolved
+        if set(schema) - _ANNOTATIONS == {"anyOf"} and isinstance(schema["anyOf"], list) and schema["anyOf"]:
+            branches = [_resolve(branch, base) for branch in schema["anyOf"]]
+            if any(branch is None for branch in branches):
+                return False
+            container = _get(event, path[:at])
+            candidates = [b for b in branches if b is not None and not _ruled_out(b[0], container, path[:at],
+                                                                                   step, consulted)]
+            return all(_free_from(b, path, at, kind, event, consulted) for b in candidates)
         if isinstance(step, str):
             if not set(schema) - _ANNOTATIONS <= _OBJECT_KEYWORDS:
                 return False
@@ -319,6 +348,27 @@ def _free(uri: str, path: JsonPath, kind: str) -> bool:
                 return False
             resolved = _resolve(schema.get("items", {}), base)
     return resolved is not None and _free_leaf(resolved[0], kind)
+
+
+def _ruled_out(branch: dict[str, Any], container: Any, at: JsonPath, step: str | int,
+               consulted: list[tuple[JsonPath, Any]]) -> bool:
+    """Whether ``branch`` rejects ``container`` for sure: it is an object schema with a string ``const`` for a
+    member (other than ``step``, the way to the value) that ``container`` holds with another string. Then it
+    did not accept the event, whatever the holes hold. Anything else: maybe it did (not ruled out)."""
+    if not isinstance(container, dict) or branch.get("type") != "object":
+        return False
+    props = branch.get("properties")
+    if not isinstance(props, dict):
+        return False
+    for name, sub in props.items():
+        if name == step or not isinstance(sub, dict) or "const" not in sub:
+            continue
+        const, value = sub["const"], container.get(name)
+        if type(const) is str and type(value) is str:
+            consulted.append(((*at, name), value))
+            if value != const:
+                return True
+    return False
 
 
 def _free_leaf(schema: dict[str, Any], kind: str) -> bool:

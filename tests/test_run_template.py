@@ -227,3 +227,111 @@ def test_a_limit_met_in_the_first_event_of_a_chunk_counts_the_rest(monkeypatch: 
             runs.append(linter.close())
     _same(*runs)
     assert runs[0].bytes == len(data)
+
+
+def _edit_messages(events: list[dict[str, Any]], edits: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    """Anthropic events with some broken: a delta sent to another block, a delta of the wrong type for its block,
+    a ping in a run, a delta after its block stopped, members in another order, a vendor member, a text that is
+    not a string, an unknown delta type."""
+    events = [orjson.loads(orjson.dumps(e)) for e in events]
+    for at, how in edits:
+        n = at % len(events)
+        event = events[n]
+        delta = event.get("delta") if event.get("type") == "content_block_delta" else None
+        if how == "index" and delta is not None:
+            event["index"] += 1
+        elif how == "kind" and delta is not None and "text" in delta:
+            event["delta"] = {"type": "thinking_delta", "thinking": delta["text"]}
+        elif how == "ping":
+            events.insert(n, {"type": "ping"})
+        elif how == "after_stop" and delta is not None:
+            events.append(dict(event))
+            events[-1], events[-2] = events[-2], events[-1]
+        elif how == "order":
+            events[n] = dict(reversed(list(event.items())))
+        elif how == "vendor" and delta is not None:
+            delta["x_vendor"] = at
+        elif how == "number" and delta is not None and "text" in delta:
+            delta["text"] = at
+        elif how == "unknown" and delta is not None:
+            delta["type"] = "mystery_delta"
+    return events
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.lists(_TEXTS, min_size=1, max_size=20), thinking=st.lists(_TEXTS, max_size=10),
+       tool=st.lists(_TEXTS, max_size=10),
+       edits=st.lists(st.tuples(st.integers(0, 60), st.sampled_from(["index", "kind", "ping", "after_stop", "order",
+                                                                   "vendor", "number", "unknown"])), max_size=3),
+       chunk=st.sampled_from([7, 97, 4096]), event_line=st.booleans())
+def test_messages_runs_change_nothing(text: list[str], thinking: list[str], tool: list[str],
+                                      edits: list[tuple[int, str]], chunk: int, event_line: bool) -> None:
+    """Text, thinking and tool-input deltas of every kind of text, some events broken, with and without ``event:``
+    lines: the same result with and without templates."""
+    from checker.dialects.messages import DIALECT as MESSAGES
+    from checker.synth.messages import MessagesStreamBuilder, encode
+
+    builder = MessagesStreamBuilder()
+    if thinking:
+        builder.thinking(thinking)
+    builder.text(text)
+    if tool:
+        builder.tool_use("get_weather", tool)
+    data = encode(_edit_messages(list(builder.events()), edits), event_line=event_line)
+    for dialect in (None, MESSAGES):
+        options: dict[str, Any] = {"keep_texts": True} if dialect is None else {"keep_texts": True, "dialect": dialect}
+        with_runs = _lint(data, chunk=chunk, **options)
+        patch = pytest.MonkeyPatch()
+        try:
+            patch.setattr(RunTemplates, "start", lambda *args: None)
+            without = _lint(data, chunk=chunk, **options)
+        finally:
+            patch.undo()
+        _same(with_runs, without)
+
+
+@pytest.mark.parametrize("kind", ["text", "thinking", "tool_use"])
+def test_messages_deltas_start_a_run(monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Guards the test above: each kind of Anthropic delta makes a template, and its events are taken whole by
+    the decoder."""
+    from checker.synth.messages import MessagesStreamBuilder, encode
+
+    made: list[Any] = []
+    original = RunTemplates.start
+    monkeypatch.setattr(RunTemplates, "start", lambda self, *args: made.append(original(self, *args)) or made[-1])
+    pieces = [f" w{i}" for i in range(200)]
+    builder = MessagesStreamBuilder()
+    if kind == "tool_use":
+        builder.tool_use("f", ['{"a": "', *pieces, '"}'])
+    else:
+        getattr(builder, kind)(pieces)
+    data = encode(builder.events())
+    fast = _lint(data, chunk=1024, keep_texts=True)
+    assert not fast.findings
+    assert any(template is not None for template in made)
+    monkeypatch.setattr(RunTemplates, "start", lambda *args: None)
+    _same(fast, _lint(data, chunk=1024, keep_texts=True))
+
+
+@pytest.mark.parametrize(("event", "path", "free"), [
+    ({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a"}}, ("delta", "text"),
+     True),
+    ({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "a"}},
+     ("delta", "thinking"), True),
+    ({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{"}},
+     ("delta", "partial_json"), True),
+    ({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "s"}},
+     ("delta", "signature"), True),
+    # A citation member of a text delta: the citations_delta branch (whose citation is an object) is ruled out
+    # by the type, and the others do not declare it; of a citations delta, it is not a free string.
+    ({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "citation": "a"}},
+     ("delta", "citation"), True),
+    ({"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": "a"}},
+     ("delta", "citation"), False),
+    # The discriminator itself is never a free hole (a const), in any branch.
+    ({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "a"}}, ("delta", "type"),
+     False),
+])
+def test_free_in_schema_reads_anyof_branches(event: dict[str, Any], path: tuple[Any, ...], free: bool) -> None:
+    assert free_in_schema("anthropic", "content_block_delta", path, "text", event) is free
+    assert free_in_schema("anthropic", "content_block_delta", path, "text", event) is free  # the cached answer

@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from checker.dialects.base import ItemSummary, StreamSummary
+from checker.dialects.messages import fast_path
 from checker.dialects.messages import vocabulary as v
 from checker.findings import Finding, Position
 from checker.rules import framing
@@ -115,6 +116,9 @@ class MessagesMachine:
         else:
             self._message_stop(pos, out)
         return out
+
+    # The run of deltas a fast-path delta starts (checker/dialects/messages/fast_path.py), bound as a method.
+    run_spec = fast_path.run_spec
 
     def try_fast(self, etype: str, event: dict[str, Any]) -> bool:
         """A schema-valid delta of the block the previous delta went to, or a ping: nothing to report.
