@@ -15,12 +15,13 @@ reported once, with ``occurrences`` counting them all), and what a lint returns 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
-from checker import dialects, json_scan
+from checker import dialects, json_scan, structured_output
 from checker.body_sniff import BodySniffer
 from checker.dialects.base import Dialect, Machine, StreamSummary
 from checker.finding_sink import FindingSink
@@ -105,8 +106,10 @@ class StreamLinter:
         self.schemas = schemas
         # The schema set's compiled validators by event type, when it exposes them.
         self._validators: dict[str, Any] | None = getattr(schemas, "_event_validators", None)
+        # A request that asks for a JSON answer keeps the texts: judged at the end (checker.structured_output).
+        self._format = dialect.requested_format(self._request) if dialect.requested_format is not None else None
         self.machine: Machine = dialect.make_machine(request=self._request, known_types=schemas.known_event_types(),
-                                                     keep_texts=self._keep_texts)
+                                                     keep_texts=self._keep_texts or self._format is not None)
         self._done_rule = self.profile.done_sentinel_for(dialect)
         # Runs of near-identical events, taken by their bytes (checker/run_template.py).
         self._runs = RunTemplates(schemas, getattr(self.machine, "run_spec", None))
@@ -319,6 +322,10 @@ class StreamLinter:
         elif not self._foreign:
             for finding in self.machine.finish(end):
                 self._emit(finding, out)
+            if self._format is not None and self.dialect.answer_texts is not None:  # structured output
+                answers = self.dialect.answer_texts(self.machine.summary()) or []
+                for finding in structured_output.check(self._format, answers, end, self.dialect.clients_for):
+                    self._emit(finding, out)
             if self._done_rule == "required" and not self._done_seen:
                 self._emit(framing.DONE_MISSING.finding(end), out)
 
@@ -333,7 +340,7 @@ class StreamLinter:
             profile=self.profile.name,
             dialect=self.dialect.name,
             trace=self._trace.entries if self._trace is not None else None,
-            texts=summary.texts,
+            texts=summary.texts if self._keep_texts else None,  # kept for a structured check only: not shown
             items=list(summary.items),
         )
 
@@ -373,24 +380,14 @@ class StreamLinter:
     def _trace_event(self, ev: SSEEvent) -> Any:
         """Record one event for timelines and the HTML report; return its parsed JSON
         (or ``_UNPARSED``) so the full path does not parse it twice. Trace mode only."""
-        data = ev.data
         obj: Any = _UNPARSED
-        if data == b"[DONE]":
-            etype, lane = "[DONE]", "response"
-        else:
-            try:
-                obj = orjson.loads(data)
-            except orjson.JSONDecodeError:
-                obj = _UNPARSED
+        if ev.data != b"[DONE]":
+            with contextlib.suppress(orjson.JSONDecodeError):
+                obj = orjson.loads(ev.data)
             if isinstance(obj, dict):
                 self._adopt(obj)
-                etype = self.dialect.event_type(obj) or "?"
-                lane = self.dialect.lane(obj)
-            else:
-                etype = "(not JSON)" if obj is _UNPARSED else "(not an object)"
-                lane = "response"
         if self._trace is not None:
-            self._trace.record(ev, etype, lane, obj if isinstance(obj, dict) else None, self.dialect)
+            self._trace.observe(ev, obj, self.dialect, parsed=obj is not _UNPARSED)
         return obj
 
     def _event_full(self, ev: SSEEvent, out: list[Finding], obj: Any = _UNPARSED,

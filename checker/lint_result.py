@@ -83,6 +83,17 @@ class Trace:
         # The arrival time of the events being fed (``StreamLinter.mark_time``); None for a saved capture.
         self.now: float | None = None
 
+    def observe(self, ev: SSEEvent, obj: Any, dialect: Dialect, *, parsed: bool) -> None:
+        """Record ``ev`` under its type and lane in ``dialect``; ``obj`` is its data as parsed (``parsed``
+        False: its data is not JSON)."""
+        if ev.data == b"[DONE]":
+            etype, lane = "[DONE]", "response"
+        elif isinstance(obj, dict):
+            etype, lane = dialect.event_type(obj) or "?", dialect.lane(obj)
+        else:
+            etype, lane = ("(not an object)" if parsed else "(not JSON)"), "response"
+        self.record(ev, etype, lane, obj if isinstance(obj, dict) else None, dialect)
+
     def record(self, ev: SSEEvent, etype: str, lane: str, obj: dict[str, Any] | None = None,
                dialect: Dialect | None = None) -> None:
         """One event; ``obj`` its object and ``dialect`` its dialect, whose pieces give its mark kinds."""

@@ -46,13 +46,14 @@ from checker.rules import RULES
 ROOT = Path(__file__).resolve().parents[1]
 CAPTURES = ROOT / "captures"
 # The folders this test owns (captures/http, with its X.meta.json sidecars, is tested with the HTTP checks).
-FOLDERS = ("conforming", "open-responses", "rules", "llama.cpp", "litellm", "messages", "chat")
+FOLDERS = ("conforming", "open-responses", "rules", "llama.cpp", "litellm", "messages", "chat", "structured")
 ALL_CAPTURES = sorted(p for folder in FOLDERS for p in (CAPTURES / folder).rglob("*.sse"))
 # Rules no stream may trigger: sse-check's own internal error (the corpus must never produce it).
 NO_EXAMPLE = {code for code, rule in RULES.items() if not rule.bad}
 # Rules whose example captures live here: all but the HTTP family (captures/http) and NO_EXAMPLE.
-# (captures/messages/rules and captures/chat/rules hold the Messages and Chat Completions dialects'.)
-RULE_FOLDERS = ("rules", "messages/rules", "chat/rules")
+# (captures/messages/rules and captures/chat/rules hold the Messages and Chat Completions dialects';
+# captures/structured the structured-output rules', whose chat and Messages examples are in */structured.)
+RULE_FOLDERS = ("rules", "messages/rules", "chat/rules", "structured")
 CORPUS_RULES = sorted(code for code in RULES
                       if RULES[code].bad.startswith(tuple(f + "/" for f in RULE_FOLDERS)) and code not in NO_EXAMPLE)
 LLAMA = CAPTURES / "llama.cpp"

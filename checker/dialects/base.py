@@ -19,6 +19,7 @@ from typing import Any, Literal, Protocol, TypedDict, cast
 
 from checker.findings import Finding, Position
 from checker.request_checks import RequestShape
+from checker.structured_output import Answer, RequestedFormat
 
 DoneSentinel = Literal["required", "forbidden", "ignored"]
 
@@ -54,6 +55,8 @@ class StreamSummary:
     items: tuple[ItemSummary, ...] = ()
     # What each item accumulated, for the reports' text view; None unless the machine kept texts.
     texts: list[dict[str, Any]] | None = None
+    # The answer's own word for why it ended, where the dialect has one per answer (Anthropic's stop_reason).
+    stop_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,9 +366,22 @@ class Dialect:
     requests: RequestShape | None = None
     # Its ``stream: false`` answer, loaded on first use (a stream's lint never needs it); None: not judged.
     nonstream: Callable[[], NonStreamed] | None = None
+    # Structured output (checker.structured_output): the JSON format a request asks the answer's text to have
+    # (None: it asks for none), and the texts of a stream's answer that format applies to, read from a summary
+    # made with kept texts (None or empty: nothing to judge, e.g. the answer was cut or did not complete).
+    requested_format: Callable[[Mapping[str, Any] | None], RequestedFormat | None] | None = None
+    answer_texts: Callable[[StreamSummary], list[Answer] | None] | None = None
 
     def __repr__(self) -> str:
         return f"<Dialect {self.name!r}>"
+
+    def clients_for(self, code: str) -> tuple[str, ...]:
+        """The clients of this dialect's matrix that rule ``code`` may break or degrade: those its row names
+        (with whatever condition); none when the matrix has no row for it. For the findings of a family that
+        every dialect shares, whose ``Rule.clients`` name the Responses clients."""
+        effects = self.effects()
+        row = effects.by_rule.get(code, {})
+        return tuple(client for client in effects.clients if any(e.verdict > Verdict.OK for e in row.get(client, ())))
 
     @property
     def api(self) -> str:

@@ -25,7 +25,8 @@ from checker.oracles.chat import ChatOutcome, completion_view
 CLIENT = "openai-python"
 MODES = ("stream", "iterate")
 # Request fields the oracle passes to the SDK's call (the rest does not change what the SDK does with a stream).
-PASSED = ("n", "tools", "tool_choice", "max_tokens", "max_completion_tokens", "stream_options", "parallel_tool_calls")
+PASSED = ("n", "tools", "tool_choice", "max_tokens", "max_completion_tokens", "stream_options", "parallel_tool_calls",
+          "response_format")
 
 
 def _openai() -> Any:

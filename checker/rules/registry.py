@@ -36,6 +36,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
                                   "message_delta, message_stop"),
     "WSK": ("websocket", "the Responses API's WebSocket mode: text frames, one event per message, close codes, the "
                          "error event, one response at a time, continuation"),
+    "FMT": ("structured output", "the answer's text against the JSON format the request asked for (json_schema, "
+                                 "json_object), in all three dialects"),
 }
 
 

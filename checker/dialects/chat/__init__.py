@@ -55,6 +55,20 @@ def nonstream() -> NonStreamed:
     return NONSTREAMED
 
 
+def requested_format(request: Any) -> Any:
+    """The JSON format the request asks the answer to have (checker.dialects.chat.structured)."""
+    from checker.dialects.chat import structured
+
+    return structured.requested_format(request)
+
+
+def answer_texts(summary: Any) -> Any:
+    """The answer's texts that format applies to (checker.dialects.chat.structured)."""
+    from checker.dialects.chat import structured
+
+    return structured.answer_texts(summary)
+
+
 DIALECT = Dialect(
     name=vocabulary.NAME,
     title=vocabulary.TITLE,
@@ -75,4 +89,6 @@ DIALECT = Dialect(
     pieces=pieces,
     stream_lane="completion",
     units_overlap=True,
+    requested_format=requested_format,
+    answer_texts=answer_texts,
 )

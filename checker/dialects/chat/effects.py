@@ -27,6 +27,8 @@ _PY_LENGTH = ("get_final_completion() raises LengthFinishReasonError: Could not 
 _PY_FILTER = ("get_final_completion() raises ContentFilterFinishReasonError: Could not parse response content as "
               "the request was rejected by the content filter")
 _NODE_BAD_JSON = "OpenAIError: Error reading response: malformed server-sent event JSON."
+_NODE_BAD_STRUCTURED = "OpenAIError: Error reading response: invalid structured output JSON."
+_NODE_CUT_STRUCTURED = "LengthFinishReasonError: Could not parse response content as the length limit was reached"
 
 
 def _breaks(symptom: str, when: object = None) -> Effect:
@@ -158,6 +160,11 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     },
     "CHT025": {"openai-node": (_degrades("finalChatCompletion() keeps only the last {field} fragment: the "
                                          "reasoning text is lost"),)},
+    # -- structured output: with a json_schema response_format openai-node parses each choice's content
+    # (src/lib/parser.ts parseResponseFormatContent; isParseableResponseFormat) and refuses a cut one
+    # (src/lib/ChatCompletionStream.ts); openai-python parses only a pydantic response_format, not a dict.
+    "FMT001": {"openai-node": (_breaks(_NODE_BAD_STRUCTURED, when=_detail("kind", "json_schema")),)},
+    "FMT006": {"openai-node": (_breaks(_NODE_CUT_STRUCTURED, when=_detail("kind", "json_schema")),)},
 }
 
 

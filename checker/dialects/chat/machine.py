@@ -402,7 +402,7 @@ def _report_item(state: Choice) -> dict[str, Any]:
     parts += [{"index": len(parts) + n, "type": f"tool call {call.name or '?'} ({call.id or 'no id'})",
                "text": call.arguments} for n, (_, call) in enumerate(sorted(state.calls.items()))]
     return {"id": None, "type": "choice", "output_index": state.index, "done": state.finish is not None,
-            "content": parts}
+            "finish_reason": state.finish, "content": parts}
 
 
 def _dump(value: Any) -> str:

@@ -92,6 +92,20 @@ def nonstream() -> NonStreamed:
     return NONSTREAMED
 
 
+def requested_format(request: Any) -> Any:
+    """The JSON format the request asks the answer to have (checker.dialects.messages.structured)."""
+    from checker.dialects.messages import structured
+
+    return structured.requested_format(request)
+
+
+def answer_texts(summary: Any) -> Any:
+    """The answer's texts that format applies to (checker.dialects.messages.structured)."""
+    from checker.dialects.messages import structured
+
+    return structured.answer_texts(summary)
+
+
 DIALECT = Dialect(
     name="messages",
     title="Anthropic Messages",
@@ -119,4 +133,6 @@ DIALECT = Dialect(
     screen=screen,
     requests=RequestShape("messages", frozenset({"model", "messages", "max_tokens", "stream"})),
     nonstream=nonstream,
+    requested_format=requested_format,
+    answer_texts=answer_texts,
 )

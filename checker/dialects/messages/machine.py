@@ -170,7 +170,7 @@ class MessagesMachine:
                                   added_at=b.started_at) for b in self._ordered())
         return StreamSummary(terminal=self.terminals[0] if self.terminals else None, terminals=tuple(self.terminals),
                              response_id=self.message_id, truncated=self.stop_reason == "max_tokens", items=items,
-                             texts=self.block_texts() if self.keep_texts else None)
+                             texts=self.block_texts() if self.keep_texts else None, stop_reason=self.stop_reason)
 
     # -- what the stream carried ----------------------------------------------------------------------------
 

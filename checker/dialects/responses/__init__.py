@@ -125,6 +125,20 @@ def nonstream() -> NonStreamed:
     return NONSTREAMED
 
 
+def requested_format(request: Any) -> Any:
+    """The JSON format the request asks the answer to have (checker.dialects.responses.structured)."""
+    from checker.dialects.responses import structured
+
+    return structured.requested_format(request)
+
+
+def answer_texts(summary: Any) -> Any:
+    """The answer's texts that format applies to (checker.dialects.responses.structured)."""
+    from checker.dialects.responses import structured
+
+    return structured.answer_texts(summary)
+
+
 DIALECT = Dialect(
     name="responses",
     title="OpenAI Responses",
@@ -153,4 +167,6 @@ DIALECT = Dialect(
     screen=screen,
     requests=RequestShape("responses", frozenset({"model", "input", "stream"}), items="input"),
     nonstream=nonstream,
+    requested_format=requested_format,
+    answer_texts=answer_texts,
 )

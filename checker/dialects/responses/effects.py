@@ -41,6 +41,17 @@ def _degrades(symptom: str, when: Condition | None = None) -> Effect:
 
 # --- conditions on a finding and its stream -------------------------------------
 
+_NODE_BAD_STRUCTURED = "OpenAIError: Error reading response: invalid structured output JSON."
+_AGENTS_BAD_STRUCTURED = ("ModelBehaviorError: Invalid JSON when parsing the answer for the agent's output_type "
+                          "(the run fails)")
+
+
+def _json_schema(f: Finding, r: Linted) -> bool:
+    # json_object answers are not parsed by the SDKs (isParseableResponseFormat is json_schema only), nor is
+    # the text of an incomplete response (the end effects say what that does).
+    return f.details.get("kind") == "json_schema" and not f.details.get("cut")
+
+
 _PY_TEXT_EVENTS = ("response.output_text.delta", "response.output_text.done")
 
 
@@ -499,6 +510,16 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     },
     "IDS005": {
         "openai-node": (_breaks("OpenAIError: expected a non-empty item id"),),
+    },
+    # -- structured output (the request's text.format): openai-node parses a json_schema answer's text at the end
+    # (src/lib/ResponsesParser.ts parseResponse via src/lib/parser.ts parseResponseFormatContent); an Agents SDK
+    # agent with an output_type validates it (src/agents/util/_json.py validate_json).
+    "FMT001": {
+        "openai-node": (_breaks(_NODE_BAD_STRUCTURED, when=_json_schema),),
+        "openai-agents": (_breaks(_AGENTS_BAD_STRUCTURED, when=_json_schema),),
+    },
+    "FMT002": {
+        "openai-agents": (_breaks(_AGENTS_BAD_STRUCTURED),),
     },
 }
 

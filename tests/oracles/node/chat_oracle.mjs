@@ -5,13 +5,13 @@
 // prints one JSON array of outcomes (the shape of checker.oracles.chat.ChatOutcome), one per case, in order.
 //
 // Each capture is served by a custom `fetch` as a 200 text/event-stream body; the request sidecar's n, tools,
-// token limits and stream_options are passed on, as a user's call has them.
+// token limits, stream_options and response_format are passed on, as a user's call has them.
 import OpenAI from 'openai';
 import { readFileSync } from 'node:fs';
 import { VERSION } from 'openai/version';
 
 const PASSED = ['n', 'tools', 'tool_choice', 'max_tokens', 'max_completion_tokens', 'stream_options',
-                'parallel_tool_calls'];
+                'parallel_tool_calls', 'response_format'];
 
 process.on('unhandledRejection', () => {});
 

@@ -6,7 +6,7 @@
 // Each capture is served by a custom `fetch` as a 200 text/event-stream body, so the
 // SDK's own SSE decoder, ResponseStream and its accumulator run exactly as for a user.
 import OpenAI from 'openai';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { VERSION } from 'openai/version';
 
 const TERMINALS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -23,6 +23,18 @@ function itemText(item) {
   return null;
 }
 
+// The request sidecar's `text` (its format) is passed on, as a user's call has it: openai-node parses the
+// text of a json_schema answer at the end (src/lib/ResponsesParser.ts parseResponse).
+function textConfig(path) {
+  const sidecar = path.replace(/\.sse$/, '.request.json');
+  if (!existsSync(sidecar)) return undefined;
+  try {
+    return JSON.parse(readFileSync(sidecar, 'utf8'))?.text ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function run(path) {
   const bytes = readFileSync(path);
   const client = new OpenAI({
@@ -34,7 +46,8 @@ async function run(path) {
   const outcome = { client: 'openai-node', version: VERSION, mode: 'client', raised: null, status: null,
                     terminal: null, events: 0, output: [] };
   try {
-    const stream = client.responses.stream({ model: 'oracle', input: 'oracle' });
+    const text = textConfig(path);
+    const stream = client.responses.stream({ model: 'oracle', input: 'oracle', ...(text ? { text } : {}) });
     for await (const event of stream) {
       outcome.events += 1;
       if (TERMINALS.has(event.type)) outcome.terminal = event.type;
