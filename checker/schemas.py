@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
+from checker import schema_check
 from checker.schema_errors import JsonPath, SchemaError, SchemaViolation, from_python, from_rust, violations
 from checker.schema_files import (
     BASE_URI,
@@ -49,7 +50,7 @@ from checker.schema_files import (
     default_backend,
     document,
     file_stems,
-    jsonschema_rs,
+    rust_available,
     schema_file,
 )
 
@@ -61,6 +62,11 @@ TYPE_KEYS: dict[str, str] = {"chat": "object"}
 # The request schemas by API, and the set whose ``requests/`` holds each unless a set has its own: OpenAI's two
 # from its description (tools/gen_schemas.py), Anthropic's MessageCreateParams (tools/gen_anthropic_schemas.py).
 REQUEST_APIS: dict[str, str] = {"responses": "openai", "chat": "openai", "messages": "anthropic"}
+# How many values of one schema are judged by walking it (checker.schema_check) before its validator is
+# compiled: a compile costs about as much as this many walks of a delta (and the Response schema's about as
+# much as this many walks of a response.completed), so a small capture never compiles and a long stream
+# pays for the compile once. An invalid value compiles at once: its findings come from the validator.
+WALKS_BEFORE_COMPILE = 64
 
 
 # -- the public API -----------------------------------------------------------
@@ -72,17 +78,19 @@ class SchemaSet:
     Validators are compiled lazily, once per event type (or object name), and
     cached on the instance; use :func:`load_schema_set` to share one instance
     per process. ``backend`` forces ``"rust"`` (jsonschema-rs) or ``"python"``
-    (jsonschema); by default jsonschema-rs is used when it is installed.
+    (jsonschema); by default jsonschema-rs is used when it is installed. The first values of each schema
+    are judged by walking it (checker.schema_check) and a validator is compiled only once one is invalid or
+    WALKS_BEFORE_COMPILE have been walked; ``walk=False`` compiles at first use.
     """
 
     __slots__ = ("name", "backend", "type_key", "_events", "_objects", "_event_validators", "_object_validators",
-                 "_compile", "_explain", "_plans", "_memo", "_shared")
+                 "_compile", "_explain", "_plans", "_memo", "_shared", "_walks", "_walk_limit")
 
-    def __init__(self, name: str, *, backend: Backend | None = None) -> None:
+    def __init__(self, name: str, *, backend: Backend | None = None, walk: bool = True) -> None:
         if name not in SCHEMA_SETS:
             raise ValueError(f"unknown schema set {name!r} (choose from {', '.join(SCHEMA_SETS)})")
         backend = backend or default_backend()
-        if backend == "rust" and jsonschema_rs is None:
+        if backend == "rust" and not rust_available():
             raise ValueError("backend 'rust' needs jsonschema-rs, which is not installed")
         self.name = name
         self.backend: Backend = backend
@@ -103,6 +111,9 @@ class SchemaSet:
         self._memo: dict[tuple[Any, ...], tuple[SchemaViolation, ...]] = {}
         # object schema URI -> its validator, compiled once and shared by every event type that carries it
         self._shared: dict[str, Validator] = {}
+        # schema URI -> values judged by walking it so far; walk=False: every value goes to a validator
+        self._walks: dict[str, int] = {}
+        self._walk_limit = WALKS_BEFORE_COMPILE if walk else 0
 
     def __repr__(self) -> str:
         return f"<SchemaSet {self.name!r} ({self.backend}): {len(self._events)} event types>"
@@ -124,6 +135,8 @@ class SchemaSet:
         try:
             validator = self._event_validators[event[self.type_key]]
         except (KeyError, TypeError):
+            if self._walked_event(event):
+                return []
             compiled = self._event_validator(event)
             if compiled is None:
                 return []
@@ -152,8 +165,10 @@ class SchemaSet:
         if validator is None:
             if name not in self._objects:
                 raise ValueError(f"no object schema {name!r} in schema set {self.name!r}")
-            validator = self._object_validators[name] = self._shared_validator(
-                f"{BASE_URI}{self.name}/objects/{name}.json")
+            uri = f"{BASE_URI}{self.name}/objects/{name}.json"
+            if uri not in self._shared and self._walked(uri, value):
+                return []
+            validator = self._object_validators[name] = self._shared_validator(uri)
         if validator.is_valid(value):
             return []
         return violations(self._errors(validator, value))
@@ -169,10 +184,33 @@ class SchemaSet:
             raise ValueError(f"no request schema for {api!r} (choose from {', '.join(REQUEST_APIS)})")
         own = f"{self.name}/requests/{api}.json"
         rel = own if schema_file(own).is_file() else f"{REQUEST_APIS[api]}/requests/{api}.json"
+        if BASE_URI + rel not in self._shared and self._walked(BASE_URI + rel, body):
+            return []
         validator = self._shared_validator(BASE_URI + rel)
         if validator.is_valid(body):
             return []
         return violations(self._errors(validator, body))
+
+    def _walked_event(self, event: Any) -> bool:
+        """Whether walking the schema of ``event``'s type found it valid (while that type is walked, not compiled)."""
+        if type(event) is not dict:
+            return False
+        etype = event.get(self.type_key)
+        if type(etype) is not str or etype not in self._events:
+            return False
+        return self._walked(f"{BASE_URI}{self.name}/events/{etype}.json", event)
+
+    def _walked(self, uri: str, instance: Any) -> bool:
+        """True when walking the schema ``uri`` found ``instance`` valid; False when it did not or could not
+        decide, or the schema has been walked WALKS_BEFORE_COMPILE times (the caller compiles it then)."""
+        walks = self._walks.get(uri, 0)
+        if walks >= self._walk_limit:
+            return False
+        self._walks[uri] = walks + 1
+        try:
+            return schema_check.is_valid(document(uri), instance, uri) is True
+        except RecursionError:  # a value nested deeper than the walk's recursion goes: the validator decides
+            return False
 
     def _shared_validator(self, uri: str) -> Validator:
         validator = self._shared.get(uri)

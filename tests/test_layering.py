@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
     ("foundations", "findings errors text console clients version synth",
      "findings and positions, errors, text helpers, terminal output, the client list"),
     ("rules", "rules", "the rule registry and the rule families: codes, messages, sources"),
-    ("wire", "sse sse_lines schemas schema_files schema_errors request_checks structured_output",
+    ("wire", "sse sse_lines schemas schema_check schema_files schema_errors request_checks structured_output",
      "the SSE decoder, the JSON Schemas, request checks"),
     ("dialects", "dialects", "one package per wire format: vocabulary, machine, schema findings, client effects"),
     ("profiles", "profiles", "where the references disagree, per dialect, as data"),

@@ -44,7 +44,7 @@ def error(message: str, param: str | None = None) -> bytes:
 
 @pytest.mark.parametrize("backend", ["rust", "python"])
 def test_request_schemas_read_a_request_as_a_server_does(backend: str) -> None:
-    schemas = SchemaSet("openai", backend=backend)  # type: ignore[arg-type]
+    schemas = SchemaSet("openai", backend=backend, walk=False)  # type: ignore[arg-type]
     assert schemas.validate_request("responses", {"input": 1})[0].pointer == "/input"
     assert {v.pointer for v in schemas.validate_request("chat", {"messages": 1})} == {"/model", "/messages"}
     # A nullable property may be left out: openai-python sends function tools without `strict`.
