@@ -10,17 +10,17 @@ the counts or the exit code). Every line wraps under its own column, so the repo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import IO, Any
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import IO, TYPE_CHECKING, Any
 
 from checker import dialects
-from checker.console import make_console
+from checker.console import PlainLines, make_console
 from checker.engine import LintResult
 from checker.findings import Finding, Severity, safe_text
 from checker.report import ReportOptions, Summary
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
 
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 # At most this many event types are named on a known deviation's line.
@@ -31,8 +31,15 @@ def where(finding: Finding) -> str:
     return finding.position.label()
 
 
+def verdict(failed: bool) -> tuple[str, str]:
+    """A capture's verdict word and its style."""
+    return ("FAIL", "bold red") if failed else ("ok", "bold green")
+
+
 def verdict_text(failed: bool) -> Text:
-    return Text("FAIL", style="bold red") if failed else Text("ok", style="bold green")
+    from rich.text import Text
+
+    return Text(*verdict(failed))
 
 
 def stream_facts(result: LintResult) -> str:
@@ -122,14 +129,43 @@ class TextReporter:
     # lint keeps only counts, so its memory stays flat over an archive.
     keep_rows = False
 
+    # Lines rich would write unchanged (a passing capture's, the summary) are written without it
+    # (checker.console.PlainLines): rich is imported when a line needs it.
+    plain_lines = True
+
     def __init__(self, stream: IO[str], options: ReportOptions) -> None:
-        self.console = make_console(stream, options.color)
+        self._stream = stream
+        self._console: Console | None = None
+        self.plain = PlainLines(stream, options.color)
         self.options = options
         self.rows: list[tuple[str, LintResult]] = []
         self.count = 0
         self.deviations: dict[str, DeviationGroup] = {}
         self.totals: dict[str, RuleTotal] = {}
         self.not_shown = 0
+
+    @property
+    def console(self) -> Console:
+        """rich's console for this report, made on first use."""
+        if self._console is None:
+            self._console = make_console(self._stream, self.options.color)
+        return self._console
+
+    def say(self, *segments: tuple[str, str]) -> None:
+        """One line of (text, style) segments: written plainly when rich would write it so, else by rich."""
+        if not (self.plain_lines and self.plain.line(*segments)):
+            from rich.text import Text
+
+            self.console.print(Text(*segments[0]) if len(segments) == 1 else Text.assemble(*segments))
+
+    def blank(self) -> None:
+        if not (self.plain_lines and self.plain.line()):
+            self.console.print()
+
+    def flush(self) -> None:
+        if self._console is not None:
+            self._console.file.flush()
+        self.plain.flush()
 
     def start(self) -> None:
         pass
@@ -193,7 +229,7 @@ class TextReporter:
         facts = self.facts(name, result)
         if grouped:
             facts += f" · {grouped} known deviation{'s' if grouped != 1 else ''}"
-        self.header(verdict_text(failed), name, facts)
+        self.header_line(failed, name, facts)
         self.details(name, result)
         if shown:
             findings_table(self.console, shown)
@@ -207,11 +243,20 @@ class TextReporter:
 
             render_matrix(self.console, matrix(result), result, self.options.oracles.get(name))
         if shown or self.options.timeline or self.options.clients:
-            self.console.print()
-        self.console.file.flush()
+            self.blank()
+        self.flush()
+
+    def header_line(self, failed: bool, name: str, facts: str) -> None:
+        """``ok NAME  facts``: plainly when it fits on one line, else drawn by :meth:`header`."""
+        if not (self.plain_lines and self.plain.line(verdict(failed), (" ", ""), (safe_text(name), "bold"),
+                                                     ("  ", ""), (facts, "dim"))):
+            self.header(verdict_text(failed), name, facts)
 
     def header(self, verdict: Text, name: str, facts: str) -> None:
         """``ok NAME  facts`` on one line; on a narrow terminal the facts wrap under the name."""
+        from rich.table import Table
+        from rich.text import Text
+
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True)
         grid.add_column(overflow="fold")
@@ -224,19 +269,21 @@ class TextReporter:
     # -- the end ------------------------------------------------------------------------------------------
 
     def finish(self, summary: Summary) -> None:
-        c = self.console
         if not self.options.quiet:
             if self.deviations:
                 self.print_deviations()
             if self.count > 1 and self.totals:
                 self.print_totals()
             if self.deviations or (self.count > 1 and self.totals):
-                c.print()
+                self.blank()
         for error in summary.io_errors:
-            c.print(Text(f"error: {safe_text(error)}", style="bold red"))
+            self.say((f"error: {safe_text(error)}", "bold red"))
         self.print_summary(summary)
 
     def print_deviations(self) -> None:
+        from rich.table import Table
+        from rich.text import Text
+
         c = self.console
         c.print()
         groups = sorted(self.deviations.values(), key=lambda g: -g.count)
@@ -266,6 +313,9 @@ class TextReporter:
         c.print(grid)
 
     def print_totals(self) -> None:
+        from rich.table import Table
+        from rich.text import Text
+
         self.console.print()
         table = Table(title="findings by rule", title_justify="left", box=None, pad_edge=False, padding=(0, 2, 0, 0))
         table.add_column("rule", no_wrap=True)
@@ -280,13 +330,13 @@ class TextReporter:
         self.console.print(table)
 
     def print_summary(self, summary: Summary) -> None:
-        c = self.console
         noun = "capture(s)" if self.noun == "capture" else f"{self.noun}(s)"
-        c.print(
-            f"{summary.files} {noun}: {summary.failed_files} failed at --fail-on {self.options.fail_on}; "
-            f"{summary.errors} error(s), {summary.warnings} warning(s), {summary.infos} info"
-            + self.summary_extra()
-        )
+        line = (f"{summary.files} {noun}: {summary.failed_files} failed at --fail-on {self.options.fail_on}; "
+                f"{summary.errors} error(s), {summary.warnings} warning(s), {summary.infos} info"
+                + self.summary_extra())
+        # rich reads the line as markup (as it always has): a "[" leaves it to rich.
+        if "[" in line or not (self.plain_lines and self.plain.line((line, ""))):
+            self.console.print(line)
         notes = []
         if self.not_shown and not self.options.quiet:
             notes.append(f"{self.not_shown} finding(s) below --show {self.options.show} not shown")
@@ -295,8 +345,8 @@ class TextReporter:
         if summary.baseline_note:
             notes.append(summary.baseline_note)
         for note in notes:
-            c.print(Text(note, style="dim"))
-        c.file.flush()
+            self.say((note, "dim"))
+        self.flush()
 
     def summary_extra(self) -> str:
         return ""
@@ -312,6 +362,9 @@ def _deviation_what(description: str) -> str:
 def findings_table(console: Console, findings: list[Finding]) -> None:
     """One row per finding: code, severity, position, then the message with a dim line of context (the event,
     who breaks, or the documented deviation) under it. The message column wraps within itself."""
+    from rich.table import Table
+    from rich.text import Text
+
     grid = Table.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)  # indent
     grid.add_column(no_wrap=True)
