@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from checker import dataclass_cache
 from checker.version import __version__
 from checker.errors import UsageError
 
@@ -67,6 +68,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # The dataclasses' generated methods compiled once per installation, not at every start-up (a quarter of a
+    # small lint's start-up otherwise; checker/dataclass_cache.py): before any command module is imported.
+    dataclass_cache.install()
+    try:
+        return _main(argv)
+    finally:
+        dataclass_cache.save()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     # Top-level options come before the command, and none takes a value: the first word is the command.
     parser = build_parser(next((w for w in words if not w.startswith("-")), None))

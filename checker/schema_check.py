@@ -18,6 +18,7 @@ events and on mutations of them.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 from typing import Any
@@ -71,11 +72,25 @@ _JOINED: dict[tuple[str, str], str] = {}
 
 
 def _join(base: str, ref: str) -> str:
-    """``ref`` resolved against ``base`` (urljoin, remembered: the same few pairs recur on every event)."""
+    """``ref`` resolved against ``base`` (remembered: the same few pairs recur on every event)."""
     joined = _JOINED.get((base, ref))
     if joined is None:
-        joined = _JOINED[(base, ref)] = urljoin(base, ref)
+        joined = _JOINED[(base, ref)] = _resolve(base, ref)
     return joined
+
+
+def _resolve(base: str, ref: str) -> str:
+    """urljoin(base, ref); a path relative to one of sse-check's schema URIs (``../objects/X.json``, what
+    every cross-file ``$ref`` is) by posixpath, which gives the same URI in a fraction of urljoin's time."""
+    scheme, sep, rest = base.partition("://")
+    if not sep or ":" in ref or ref.startswith(("/", "#", "?")) or "?" in ref or "\\" in ref:
+        return urljoin(base, ref)
+    host, _, path = rest.partition("/")
+    path, fragment, pointer = posixpath.join(posixpath.dirname("/" + path), ref).partition("#")
+    resolved = posixpath.normpath(path)
+    if resolved.startswith("//") or (path.endswith("/") and not resolved.endswith("/")):
+        return urljoin(base, ref)
+    return f"{scheme}://{host}{resolved}{fragment}{pointer}"
 
 
 # -- JSON values as JSON Schema sees them ----------------------------------------

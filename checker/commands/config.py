@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,7 +90,8 @@ def find(start: Path) -> Path | None:
             candidate = directory / name
             if not candidate.is_file():
                 continue
-            if name != "pyproject.toml" or "sse-check" in (_read(candidate).get("tool") or {}):
+            if name != "pyproject.toml" or _may_configure(candidate) and \
+                    "sse-check" in (_read(candidate).get("tool") or {}):
                 return candidate
     return None
 
@@ -187,6 +189,27 @@ def _start(args: argparse.Namespace) -> Path:
         if path != "-":
             return Path(path)
     return Path.cwd()
+
+
+# The spellings of a [tool.sse-check] table in TOML: a dotted key or header `tool.sse-check` (quoted or spaced
+# as TOML allows), or a `sse-check` key under a [tool] header, or an inline `tool = {…}` table.
+_TOOL_DOTTED = re.compile(rb"""tool["']?[ \t]*\.[ \t]*["']?sse-check""")
+_TOOL_HEADER = re.compile(rb"""(?m)^[ \t]*\[[ \t]*["']?tool["']?[ \t]*\]""")
+_OWN_KEY = re.compile(rb"""(?m)^[ \t]*["']?sse-check["']?[ \t]*[.=]""")
+_TOOL_INLINE = re.compile(rb"""(?m)^[ \t]*["']?tool["']?[ \t]*=""")
+
+
+def _may_configure(path: Path) -> bool:
+    """Whether a pyproject.toml can hold a [tool.sse-check] table (any spelling of it; else neither tomllib is
+    imported nor the file parsed: most projects' pyproject.toml never names the table)."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return True  # _read reports it
+    if b"sse-check" not in raw:
+        return False
+    return bool(_TOOL_DOTTED.search(raw) or _TOOL_INLINE.search(raw)
+                or (_TOOL_HEADER.search(raw) and _OWN_KEY.search(raw)))
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -1,0 +1,118 @@
+"""The methods ``@dataclass`` writes for each class (``__init__``, ``__repr__``, ``__eq__``, …), compiled once
+and kept between runs of the command line, as Python keeps each module's bytecode in ``__pycache__``.
+
+Why: Python 3.11 and 3.12 compile every generated method from its source text at each start-up (``exec`` in
+``dataclasses``, about 80 µs a method on this project's machines), and a lint of one small capture defines
+about 45 dataclasses: their compiling was a quarter of the lint's start-up (issue 19: within 1.5x of
+``import rich.console``). While :func:`install` is in effect, the ``exec`` that the ``dataclasses`` module
+calls looks each source text up in a table of code objects first. The same text compiled with the same flags
+(none: the ``dataclasses`` module has no ``__future__`` import, and ``dont_inherit`` keeps ours out) is the
+same code, so every class is exactly the class ``dataclasses`` would have built; only the compiling is saved.
+
+The table is a marshal file beside the package's bytecode (``checker/__pycache__/``, or under
+``$PYTHONPYCACHEPREFIX``), stamped with the interpreter's bytecode magic number; it is written by
+:func:`save` when a run compiled something new, unless bytecode writing is off (``-B``,
+``PYTHONDONTWRITEBYTECODE``), atomically, and never fails a run: a cache that cannot be read or written is
+an empty one. Only the command line installs it (checker.cli); a program that imports checker as a library
+keeps its own ``dataclasses`` untouched.
+"""
+
+from __future__ import annotations
+
+import builtins
+import marshal
+import os
+import sys
+from types import CodeType
+from typing import Any
+
+# Entries kept at most: past it, a save keeps only what this run used (the table follows the code).
+MAX_ENTRIES = 4096
+
+_exec = builtins.exec
+_codes: dict[str, CodeType] = {}
+_used: set[str] = set()
+_state = {"installed": False, "added": False, "path": ""}
+
+
+def _cached_exec(source: Any, globals: Any = None, locals: Any = None, /, **options: Any) -> None:
+    """``exec`` for the ``dataclasses`` module: a source text's code object from the table when it is there."""
+    if type(source) is not str or options:
+        return _exec(source, globals, locals, **options)
+    code = _codes.get(source)
+    if code is None:
+        code = _codes[source] = compile(source, "<string>", "exec", dont_inherit=True)
+        _state["added"] = True
+    _used.add(source)
+    return _exec(code, globals, locals)
+
+
+def cache_path() -> str:
+    """Where the table lives: beside this package's bytecode ('' when the interpreter keeps none)."""
+    if not _state["path"]:
+        from importlib.util import cache_from_source
+
+        try:
+            pyc = cache_from_source(__file__)
+        except (NotImplementedError, ValueError):
+            return ""
+        tag = sys.implementation.cache_tag
+        _state["path"] = os.path.join(os.path.dirname(pyc), f"dataclass-code.{tag}.marshal")
+    return str(_state["path"])
+
+
+def _magic() -> bytes:
+    from importlib.util import MAGIC_NUMBER
+
+    return MAGIC_NUMBER
+
+
+def install() -> None:
+    """Route the ``dataclasses`` module's ``exec`` through the table (loaded from its file) for this process."""
+    import dataclasses
+
+    if _state["installed"]:
+        return
+    _state["installed"] = True
+    path = cache_path()
+    if path:
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+            magic = _magic()
+            if raw.startswith(magic):
+                table = marshal.loads(raw[len(magic):])
+                if isinstance(table, dict):
+                    _codes.update((k, v) for k, v in table.items() if type(k) is str and type(v) is CodeType)
+        except (OSError, EOFError, ValueError, TypeError):
+            pass  # no table yet, or one this interpreter cannot read: compiled as usual, written anew
+    dataclasses.exec = _cached_exec  # type: ignore[attr-defined]  # a module global shadows the builtin
+
+
+def uninstall() -> None:
+    """The ``dataclasses`` module's own ``exec`` again (the tests)."""
+    import dataclasses
+
+    if getattr(dataclasses, "exec", None) is _cached_exec:
+        del dataclasses.exec  # type: ignore[attr-defined]
+    _state["installed"] = False
+
+
+def save() -> None:
+    """Write the table when this run compiled something new (never raises: the cache is only a cache)."""
+    path = cache_path()
+    if not (_state["added"] and path) or sys.dont_write_bytecode:
+        return
+    table = _codes if len(_codes) <= MAX_ENTRIES else {k: v for k, v in _codes.items() if k in _used}
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as handle:
+            handle.write(_magic() + marshal.dumps(table))
+        os.replace(temporary, path)  # atomic: a concurrent run reads the old table or the new one
+        _state["added"] = False
+    except (OSError, ValueError):
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
