@@ -27,13 +27,13 @@ MIN_WIDTH = 40
 UNWRAPPED = 4000
 
 # The blanks and colour codes at the end of a line (rich closes a style after its padding).
-_TRAILING = re.compile(r"(?:[ \t]|\x1b\[[0-9;]*m)+$", re.MULTILINE)
-_CODES = re.compile(r"\x1b\[[0-9;]*m")
+_TRAILING = r"(?:[ \t]|\x1b\[[0-9;]*m)+$"
+_CODES = r"\x1b\[[0-9;]*m"
 
 
 def _rstrip(text: str) -> str:
     """``text`` without blanks at the end of any line; the colour codes among them are kept."""
-    return _TRAILING.sub(lambda m: "".join(_CODES.findall(m.group(0))), text)
+    return re.sub(_TRAILING, lambda m: "".join(re.findall(_CODES, m.group(0))), text, flags=re.MULTILINE)
 
 
 class _Rstripped:
@@ -186,14 +186,15 @@ class PlainLines:
             if style not in _SGR or not (text.isascii() and text.isprintable() or _one_cell(text)):
                 return False
             size += len(text)
-        if size > width:
+        last = next((text for text, _ in reversed(segments) if text), "")
+        if size > width or last.endswith(" "):  # rich's padding and styles around trailing blanks: rich's job
             return False
         if styled:
             out = "".join(f"\x1b[{_SGR[style]}m{text}\x1b[0m" if style and text else text
                           for text, style in segments)
         else:
             out = "".join(text for text, _ in segments)
-        self._target().write(_rstrip(out) + "\n")
+        self._target().write(out + "\n")
         return True
 
     def flush(self) -> None:

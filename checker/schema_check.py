@@ -34,8 +34,8 @@ _IGNORED = frozenset({"$schema", "$id", "$comment", "$defs", "definitions", "tit
 _INT_MIN, _INT_MAX = -(2 ** 63), 2 ** 64 - 1
 # A `pattern` judged with Python's re: anchors, literal letters and digits, character classes of them and
 # repetition counts, which mean the same in both regex dialects on an ASCII string without a newline.
-_PLAIN_PATTERN = re.compile(r"\^?(?:[A-Za-z0-9_ -]|\[\^?(?:[A-Za-z0-9_ ]|[A-Za-z0-9]-[A-Za-z0-9]|-)+\]"
-                            r"|\{\d+(?:,\d*)?\}|[+*?])*\$?")
+_PLAIN_PATTERN = (r"\^?(?:[A-Za-z0-9_ -]|\[\^?(?:[A-Za-z0-9_ ]|[A-Za-z0-9]-[A-Za-z0-9]|-)+\]"
+                  r"|\{\d+(?:,\d*)?\}|[+*?])*\$?")
 _PATTERNS: dict[str, re.Pattern[str] | None] = {}
 
 Verdict = bool | None  # True valid, False not valid, None undecided
@@ -266,7 +266,7 @@ def _pattern(value: Any, instance: Any, base: str, schema: dict[str, Any]) -> Ve
     if type(value) is not str:
         return None
     if value not in _PATTERNS:
-        _PATTERNS[value] = re.compile(value) if _PLAIN_PATTERN.fullmatch(value) else None
+        _PATTERNS[value] = re.compile(value) if re.fullmatch(_PLAIN_PATTERN, value) else None
     compiled = _PATTERNS[value]
     if compiled is None or not instance.isascii() or "\n" in instance:
         return None

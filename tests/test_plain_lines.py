@@ -101,7 +101,7 @@ def test_a_line_is_what_rich_writes_at_every_width(segments: list[tuple[str, str
     for width in sorted({40, max(1, size - 1), size, size + 1, 200}):
         plain, drawn = io.StringIO(), io.StringIO()
         if not PlainLines(plain, color, width=width).line(*segments):
-            assert size > width
+            assert size > width or segments[-1][0].endswith(" ")  # a wrap, or trailing blanks: rich's job
             continue
         make_console(drawn, color, width=width).print(Text.assemble(*segments))
         assert plain.getvalue() == drawn.getvalue(), width

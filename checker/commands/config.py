@@ -193,10 +193,8 @@ def _start(args: argparse.Namespace) -> Path:
 
 # The spellings of a [tool.sse-check] table in TOML: a dotted key or header `tool.sse-check` (quoted or spaced
 # as TOML allows), or a `sse-check` key under a [tool] header, or an inline `tool = {…}` table.
-_TOOL_DOTTED = re.compile(rb"""tool["']?[ \t]*\.[ \t]*["']?sse-check""")
-_TOOL_HEADER = re.compile(rb"""(?m)^[ \t]*\[[ \t]*["']?tool["']?[ \t]*\]""")
-_OWN_KEY = re.compile(rb"""(?m)^[ \t]*["']?sse-check["']?[ \t]*[.=]""")
-_TOOL_INLINE = re.compile(rb"""(?m)^[ \t]*["']?tool["']?[ \t]*=""")
+_SPELLINGS = (rb"""tool["']?[ \t]*\.[ \t]*["']?sse-check""", rb"""(?m)^[ \t]*["']?tool["']?[ \t]*=""",
+              rb"""(?m)^[ \t]*\[[ \t]*["']?tool["']?[ \t]*\]""", rb"""(?m)^[ \t]*["']?sse-check["']?[ \t]*[.=]""")
 
 
 def _may_configure(path: Path) -> bool:
@@ -208,8 +206,8 @@ def _may_configure(path: Path) -> bool:
         return True  # _read reports it
     if b"sse-check" not in raw:
         return False
-    return bool(_TOOL_DOTTED.search(raw) or _TOOL_INLINE.search(raw)
-                or (_TOOL_HEADER.search(raw) and _OWN_KEY.search(raw)))
+    dotted, inline, header, key = (re.search(pattern, raw) for pattern in _SPELLINGS)
+    return bool(dotted or inline or (header and key))
 
 
 def _read(path: Path) -> dict[str, Any]:
