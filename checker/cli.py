@@ -16,7 +16,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from checker import dataclass_cache
 from checker.version import __version__
@@ -46,6 +46,23 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see `{self.prog} --help`)\n")
 
+    # argparse makes a help formatter at every add_argument only to check the metavar against nargs; the
+    # formatter's width (shutil's terminal size, and shutil's import, a tenth of a small lint's start-up beyond
+    # the interpreter's) matters only when help is written, so the check gets a formatter of a fixed width.
+    _checking_metavar = False
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        self._checking_metavar = True
+        try:
+            return super().add_argument(*args, **kwargs)
+        finally:
+            self._checking_metavar = False
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        if self._checking_metavar:
+            return self.formatter_class(prog=self.prog, width=80)  # type: ignore[call-arg]  # argparse's all take it
+        return super()._get_formatter()
+
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; given a known ``command``, only that command's module is imported (a lint of a big capture
@@ -57,7 +74,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                "explains a rule.",
     )
     parser.add_argument("--version", action="version", version=f"sse-check {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    # prog as argparse would make it (the usage of a parser with no positional yet: its name), without the
+    # formatter it would make for that (see Parser._get_formatter)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser, prog=parser.prog)
     chosen = {command: COMMANDS[command]} if command in COMMANDS else COMMANDS
     for name, module_name in chosen.items():
         module = importlib.import_module(module_name)

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from checker.captures import is_url, load_json_sidecar, read_chunks, request_for, sidecar
 from checker.engine import LintResult, StreamLinter
 from checker.errors import UsageError
-from checker.exchange_meta import ExchangeMeta
 
 if TYPE_CHECKING:  # imported where a probe's capture needs it: a plain lint does not pay for the HTTP checks
     from checker.http_checks import ExchangeLinter
@@ -92,6 +91,8 @@ def linter_for(source: Path | str, request: dict[str, Any] | None,
 def exchange_info(meta: Any) -> dict[str, Any]:
     """What the text report needs of a probe's recorded exchange (``X.meta.json``), read through its typed
     contract (checker.exchange_meta): a value of the wrong type in a hand-edited sidecar reads as absent."""
+    from checker.exchange_meta import ExchangeMeta  # only for a capture saved with its exchange
+
     record = ExchangeMeta.from_json(meta)
     if record is None:
         return {}

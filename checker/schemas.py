@@ -35,11 +35,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from checker import schema_check
-from checker.schema_errors import JsonPath, SchemaError, SchemaViolation, from_python, from_rust, violations
 from checker.schema_files import (
     BASE_URI,
     Backend,
@@ -54,7 +53,19 @@ from checker.schema_files import (
     schema_file,
 )
 
+if TYPE_CHECKING:
+    from checker.schema_errors import JsonPath, SchemaError, SchemaViolation
+
 __all__ = ["SCHEMA_SETS", "SchemaSet", "SchemaViolation", "compiled_count", "load_schema_set"]
+
+
+def __getattr__(name: str) -> Any:
+    # checker.schema_errors is imported only when a value is invalid (a valid capture's lint never needs it).
+    if name == "SchemaViolation":
+        from checker.schema_errors import SchemaViolation
+
+        return SchemaViolation
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 SCHEMA_SETS: tuple[str, ...] = ("openai", "open-responses", "chat", "anthropic")
 # The member naming an event's type where it is not `type`: a Chat Completions chunk's `object`.
@@ -84,7 +95,7 @@ class SchemaSet:
     """
 
     __slots__ = ("name", "backend", "type_key", "_events", "_objects", "_event_validators", "_object_validators",
-                 "_compile", "_explain", "_plans", "_memo", "_shared", "_walks", "_walk_limit")
+                 "_compile", "_plans", "_memo", "_shared", "_walks", "_walk_limit")
 
     def __init__(self, name: str, *, backend: Backend | None = None, walk: bool = True) -> None:
         if name not in SCHEMA_SETS:
@@ -104,8 +115,6 @@ class SchemaSet:
         self._object_validators: dict[str, Validator] = {}
         self._compile: Callable[[dict[str, Any]], Validator] = (
             compile_rust if backend == "rust" else compile_python)
-        self._explain: Callable[[Iterable[Any]], list[SchemaError]] = (
-            from_rust if backend == "rust" else from_python)
         # event type -> _Plan (None: violations of this type cannot be memoised), and the memo itself.
         self._plans: dict[str, _Plan | None] = {}
         self._memo: dict[tuple[Any, ...], tuple[SchemaViolation, ...]] = {}
@@ -146,12 +155,12 @@ class SchemaSet:
         plan = self._plans.get(event[self.type_key])
         key = plan.signature(event) if plan is not None else None
         if key is None:
-            return violations(self._errors(validator, event))
+            return _violations(self._errors(validator, event))
         found = self._memo.get(key)
         if found is None:
             if len(self._memo) >= _MEMO_SIZE:
                 self._memo.clear()
-            found = self._memo[key] = tuple(violations(self._errors(validator, event)))
+            found = self._memo[key] = tuple(_violations(self._errors(validator, event)))
         return list(found)
 
     def validate_object(self, name: str, value: object) -> list[SchemaViolation]:
@@ -171,7 +180,7 @@ class SchemaSet:
             validator = self._object_validators[name] = self._shared_validator(uri)
         if validator.is_valid(value):
             return []
-        return violations(self._errors(validator, value))
+        return _violations(self._errors(validator, value))
 
     def validate_request(self, api: str, body: object) -> list[SchemaViolation]:
         """Every violation of the request body schema of ``api`` (``"responses"``, ``"chat"``, ``"messages"``).
@@ -189,7 +198,7 @@ class SchemaSet:
         validator = self._shared_validator(BASE_URI + rel)
         if validator.is_valid(body):
             return []
-        return violations(self._errors(validator, body))
+        return _violations(self._errors(validator, body))
 
     def _walked_event(self, event: Any) -> bool:
         """Whether walking the schema of ``event``'s type found it valid (while that type is walked, not compiled)."""
@@ -217,6 +226,11 @@ class SchemaSet:
         if validator is None:
             validator = self._shared[uri] = self._compile(document(uri))
         return validator
+
+    def _explain(self, errors: Iterable[Any]) -> list[SchemaError]:
+        from checker.schema_errors import from_python, from_rust
+
+        return from_rust(errors) if self.backend == "rust" else from_python(errors)
 
     def _errors(self, validator: Validator, instance: Any) -> list[SchemaError]:
         """The failures of ``instance``, with those of a split event's parts under their property."""
@@ -287,6 +301,8 @@ class _Split:
 
 def _prefixed(errors: list[SchemaError], prefix: JsonPath) -> list[SchemaError]:
     """``errors`` of a part, re-pointed from the part to the event that carries it."""
+    from checker.schema_errors import SchemaError
+
     return [SchemaError(prefix + e.path, e.keyword, e.instance, e.message, e.detail,
                    None if e.branches is None else [_prefixed(b, prefix) for b in e.branches])
             for e in errors]
@@ -354,6 +370,12 @@ class _Plan:
             key.append(name)
             key.append(kind)
         return tuple(key)
+
+
+def _violations(errors: list[SchemaError]) -> list[SchemaViolation]:
+    from checker.schema_errors import violations
+
+    return violations(errors)
 
 
 @functools.cache

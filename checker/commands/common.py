@@ -15,11 +15,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from checker.baseline import BaselineRun
-from checker.baseline import load as load_baseline
-from checker.baseline import save as save_baseline
 from checker.engine import Limits
 from checker.errors import UsageError
 from checker.findings import Severity
@@ -28,6 +25,9 @@ from checker.report import FormatNames, ReportOptions
 from checker.rules import RULES
 
 from checker.commands.config import Override, size
+
+if TYPE_CHECKING:  # imported when a run uses a baseline (lint without one does not: start-up)
+    from checker.baseline import BaselineRun
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -271,6 +271,9 @@ def baseline_run(opts: EngineArgs) -> BaselineRun:
     Callers pass every result through ``run.apply(scenario, result)`` before
     reporting and counting it, then call :func:`finish_baseline`.
     """
+    from checker.baseline import BaselineRun
+    from checker.baseline import load as load_baseline
+
     known = load_baseline(Path(opts.baseline)) if opts.baseline else None
     anchor = opts.write_baseline or opts.baseline
     base = Path(anchor).parent if anchor else None
@@ -282,6 +285,8 @@ def finish_baseline(opts: EngineArgs, run: BaselineRun) -> None:
     """Write ``--write-baseline FILE`` (atomically) and say so on stderr."""
     if run.recorded is None or opts.write_baseline is None:
         return
+    from checker.baseline import save as save_baseline
+
     path = Path(opts.write_baseline)
     save_baseline(path, run.recorded)
     print(f"sse-check: wrote {path}: {run.recorded.total()} finding(s), "

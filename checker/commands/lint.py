@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,6 @@ from checker.commands.config import override_for
 from checker.errors import UsageError
 from checker.executors import ordered_map, usable_cpus
 from checker.lint_job import Job, run_job
-from checker.oracles import ORACLES
 from checker.report import Summary, get_reporter
 
 HELP = "lint saved text/event-stream captures of Responses streams"
@@ -71,9 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the request body (JSON) that produced the stream(s); default: the X.request.json sidecar",
     )
     parser.add_argument(
-        "--oracle", metavar="CLIENT", choices=sorted(ORACLES),
+        "--oracle", metavar="CLIENT", choices=_OracleNames(),
         help="also run the real client on each capture and show its outcome next to the prediction "
-             f"(implies --clients; one of: {', '.join(sorted(ORACLES))})",
+             "(implies --clients; one of: %(choices)s)",
     )
     parser.add_argument(
         "--jobs", "-j", type=positive_count, default=None, metavar="N",
@@ -91,6 +91,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "each capture's own, from the endpoint its X.meta.json recorded, else from its first event",
     )
     add_engine_arguments(parser)
+
+
+class _OracleNames:
+    """The ``--oracle`` choices, read from checker.oracles only when argparse uses them (--help, a value given):
+    a lint without --oracle does not import the oracles."""
+
+    def _names(self) -> list[str]:
+        from checker.oracles import ORACLES
+
+        return sorted(ORACLES)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __len__(self) -> int:
+        return len(self._names())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,7 +140,8 @@ def run(opts: LintOptions) -> int:
     if opts.oracle:
         _oracle(opts.oracle)  # an unavailable client is a usage error before any work
     jobs = _jobs(opts, len(sources))
-    gate = baseline_run(engine)
+    # No baseline module for a run without --baseline or --write-baseline (start-up): gate None.
+    gate = baseline_run(engine) if engine.baseline or engine.write_baseline else None
     summary = Summary()
     failed = False
     per_path: dict[int, dict[str, Any]] = {}  # the engine options of each matching [[overrides]] entry
@@ -138,7 +158,7 @@ def run(opts: LintOptions) -> int:
                 if done.result is None:
                     summary.io_errors.append(done.error or f"{done.name}: unreadable")
                     continue
-                result = gate.apply(gate.key(done.name), done.result)
+                result = done.result if gate is None else gate.apply(gate.key(done.name), done.result)
                 if done.exchange is not None:  # the text report words a saved probe's answer as probe did
                     report.extra.setdefault("exchanges", {})[done.name] = done.exchange
                 if done.oracles:
@@ -148,15 +168,17 @@ def run(opts: LintOptions) -> int:
                 # Only what the summary needs is kept: per-capture extras go once reported.
                 report.extra.get("exchanges", {}).pop(done.name, None)
                 report.oracles.pop(done.name, None)
-        summary.baselined = gate.hidden
-        summary.baseline_note = gate.note()
+        if gate is not None:
+            summary.baselined = gate.hidden
+            summary.baseline_note = gate.note()
         reporter.finish(summary)
-    warn_unmatched_baseline(engine, gate)
+    if gate is not None:
+        warn_unmatched_baseline(engine, gate)
     for message in summary.io_errors:
         print(f"sse-check: {message}", file=sys.stderr)
     if summary.io_errors:
         return 2  # and no baseline written: it would miss the unreadable captures' findings
-    if gate.recorded is not None:
+    if gate is not None and gate.recorded is not None:
         finish_baseline(engine, gate)
         return 0  # recording today's findings is how a project adopts the gate: not a failure
     return 1 if failed else 0
