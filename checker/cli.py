@@ -94,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
     finally:
         dataclass_cache.save()
+        dataclass_cache.uninstall()  # a program that called main() keeps its own dataclasses afterwards
 
 
 def _main(argv: Sequence[str] | None) -> int:

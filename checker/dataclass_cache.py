@@ -75,7 +75,7 @@ def install() -> None:
         return
     _state["installed"] = True
     path = cache_path()
-    if path:
+    if path and not _codes:  # read once per process (a program may run the command line many times)
         try:
             with open(path, "rb") as handle:
                 raw = handle.read()
