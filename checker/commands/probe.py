@@ -112,6 +112,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="an extra request header (auth, routing); repeatable; sensitive values are redacted")
     conn.add_argument("--insecure", action="store_true", help="do not verify TLS certificates (prints a warning)")
     conn.add_argument("--concurrency", type=positive_count, default=1, metavar="N", help="scenarios run at once (default: 1)")
+    conn.add_argument("--repeat", type=positive_count, default=1, metavar="N",
+                      help="run each scenario N times: latency percentiles, and RPT001 when a verdict changes "
+                           "between runs (--save DIR keeps run k in DIR/rK/)")
     conn.add_argument("--save", metavar="DIR", help="save NAME.sse and NAME.meta.json per scenario in DIR")
     conn.add_argument("--transport", choices=("sse", "websocket"), default="sse",
                       help="sse (default): one POST per scenario; websocket: the Responses scenarios over one "
@@ -146,6 +149,7 @@ class ProbeOptions:
     list_scenarios: bool = False
     replay: str | None = None  # --replay DIALECT: the live replay instead of the scenarios
     concurrency: int = 1
+    repeat: int = 1  # --repeat N: checker.commands.probe_repeat
     progress: bool = True  # --no-progress turns it off (it is shown only on a terminal anyway)
     headers: tuple[str, ...] = ()
     api_key_env: str | None = None
@@ -177,7 +181,8 @@ def options(args: argparse.Namespace) -> ProbeOptions:
     return ProbeOptions(base_url=args.base_url, model=args.model, scenarios=tuple(args.scenario),
                         apis=parse_apis(args.api),
                         scenario_files=tuple(args.scenario_file), list_scenarios=args.list_scenarios,
-                        replay=args.replay, concurrency=args.concurrency, progress=not args.no_progress,
+                        replay=args.replay, concurrency=args.concurrency, repeat=args.repeat,
+                        progress=not args.no_progress,
                         headers=tuple(args.header), api_key_env=args.api_key_env, insecure=args.insecure,
                         save=args.save, transport=args.transport, limits=limits, engine=engine)
 
@@ -208,12 +213,18 @@ def run(opts: ProbeOptions) -> int:
     connection = opts.connection()
     check_output(opts.engine.output)
     config = dataclasses.replace(probe_config(connection), engine=engine_options(opts.engine))
+    if opts.repeat > 1 and (opts.replay or opts.transport != "sse"):
+        raise UsageError("--repeat applies to the scenarios over SSE, not to --replay or --transport websocket")
     if opts.replay:
         return _replay(opts, config)
     if opts.transport == "websocket":
         from checker.commands import probe_ws
 
         return probe_ws.run(opts, config, chosen)
+    if opts.repeat > 1:
+        from checker.commands import probe_repeat
+
+        return probe_repeat.run(opts, config, chosen)
     gate = baseline_run(opts.engine)
     report = report_options(opts.engine, command="probe")
     shown_url = config.redactor.url(config.url)

@@ -58,6 +58,7 @@ class Faults:
     retry_after: str | None = None  # Retry-After on a status fault (default 1 for 429 and 503)
     redirect: str | None = None  # answer 307 to this URL (unless the request already asks for its path)
     close: bool = False  # close the connection right after a complete response, without Connection: close
+    every: int | None = None  # the other faults apply to every Nth request only (checker.live.serve_every)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Faults:
         """A copy with some fields replaced (field name -> value, as :func:`parse_header` returns)."""
@@ -204,6 +205,9 @@ FAULTS: tuple[FaultSpec, ...] = (
               "llama-server does after every stream (HTP019): a client's next request on it may get no answer. "
               "A capture recorded so (its X.meta.json) is served so unless close=no",
               bare=True),
+    FaultSpec("every", "every", "N", _count(1),
+              "apply the other faults only to every Nth request this server answers (requests N, 2N, …, all "
+              "counted together); the others are served faithfully: a flaky server (probe --repeat)"),
 )
 
 FAULTS_BY_NAME: dict[str, FaultSpec] = {spec.name: spec for spec in FAULTS}

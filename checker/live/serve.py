@@ -54,6 +54,7 @@ from checker.captures import CAPTURE_SUFFIX, expand, request_for
 from checker.errors import UsageError
 from checker.live import adapters
 from checker.live.faults import FAULT_HEADER, FaultError, Faults, body_chunks, parse_header, retry_after, status_error
+from checker.live.serve_every import every_nth
 from checker.live.serve_ws import websocket_routes  # the WebSocket mode of /v1/responses (docs/websocket.md)
 
 SCENARIO_HEADER = "x-sse-check-scenario"
@@ -441,7 +442,7 @@ class Replayer:
             overrides = parse_header(request.headers.get(FAULT_HEADER, ""))
         except FaultError as exc:
             return _error(400, f"bad X-SSE-Check-Fault header: {exc}")
-        faults = self.faults.with_overrides(overrides)
+        faults = every_nth(self, self.faults.with_overrides(overrides))
         body = _json_object(await request.body())
         quick = Faults(first_byte_delay_ms=faults.first_byte_delay_ms)
         if faults.redirect is not None and urlsplit(faults.redirect).path != request.url.path:

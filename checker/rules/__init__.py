@@ -4,6 +4,7 @@ from checker.rules import calls, content, framing, http, ids, items, lifecycle, 
 from checker.rules import chat, messages, replay, tools  # noqa: F401
 from checker.rules import websocket  # noqa: F401
 from checker.rules import structured  # noqa: F401
+from checker.rules import repeat  # noqa: F401
 from checker.rules.registry import FAMILIES, RULES, Rule, get, select
 
 __all__ = ["FAMILIES", "RULES", "Rule", "get", "select"]

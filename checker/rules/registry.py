@@ -38,6 +38,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
                          "error event, one response at a time, continuation"),
     "FMT": ("structured output", "the answer's text against the JSON format the request asked for (json_schema, "
                                  "json_object), in all three dialects"),
+    "RPT": ("repetition", "one scenario probed several times (probe --repeat): a verdict that changes between runs"),
 }
 
 

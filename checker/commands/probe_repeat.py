@@ -1,0 +1,146 @@
+"""``sse-check probe … --repeat N``: every scenario run N times, latency percentiles and flaky verdicts.
+
+The suite is run N times in a row (run k of N is ``probe_run.run`` once, with ``--concurrency`` scenarios at
+once within it); each exchange is reported as usual under the name ``NAME #k`` and, with ``--save DIR``,
+saved in a folder per run, ``DIR/rK/NAME.sse`` and ``DIR/rK/NAME.meta.json`` (so ``sse-check lint DIR/rK``
+gives run k's findings exactly, and each run's folder is a normal probe save). Then, per scenario, the
+latency percentiles of its runs and, when its verdict changed between runs, an RPT001 finding
+(checker.live.repeat). The text report prints them as a table; ``--format json`` carries them as
+``repeat`` (per scenario: ``latency``, ``verdicts``, ``flaky``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from checker.commands.common import baseline_run, open_output, report_options
+from checker.console import make_console
+from checker.errors import UsageError
+from checker.findings import Finding, Severity
+from checker.live import probe_run
+from checker.live.probe import endpoint_for, ProbeConfig, ScenarioResult
+from checker.live.repeat import MEASURES, PERCENTILES, flaky_finding, latency_summary, verdict_of
+from checker.live.reports import reporter_for
+from checker.live.scenarios import Scenario
+
+def run(opts: Any, config: ProbeConfig, chosen: list[Scenario]) -> int:
+    """Probe ``chosen`` ``opts.repeat`` times; the exit code as probe's (1 also for an RPT001 at --fail-on)."""
+    from checker.commands.probe import _Scenarios, _apis, _unreachable, dialect_rows
+
+    if opts.engine.baseline or opts.engine.write_baseline:
+        raise UsageError("--repeat keeps no baseline (--baseline and --write-baseline apply to one run)")
+    if opts.engine.format not in ("text", "json"):
+        raise UsageError(f"--repeat reports as text or json, not {opts.engine.format}")
+    repeat = opts.repeat
+    gate = baseline_run(opts.engine)
+    report = report_options(opts.engine, command="probe")
+    shown_url = config.redactor.url(config.url)
+    report.extra = {"target": {"url": shown_url, "base": endpoint_for(shown_url, ""),
+                               "model": config.redactor.text(config.model), "apis": _apis(chosen)},
+                    "skipped": [], "not_served": []}
+    runs: list[list[ScenarioResult]] = []
+    with open_output(opts.engine.output) as stream:
+        reporter = reporter_for("probe", opts.engine.format)(stream, report)
+        reporter.start()
+        sink = _Scenarios(reporter, report, gate)
+        for k in range(1, repeat + 1):
+            run_config = config
+            if config.save_dir is not None:
+                run_config = dataclasses.replace(config, save_dir=config.save_dir / f"r{k}")
+            try:
+                results = probe_run.run(chosen, run_config, concurrency=opts.concurrency, stop_if_unreachable=True)
+            except probe_run.Interrupted as stop:
+                print(f"sse-check: interrupted in run {k} of {repeat}", file=sys.stderr)
+                return 128 + stop.signum
+            if k == 1 and (unreachable := _unreachable(results)) is not None:
+                raise UsageError(f"cannot connect to {shown_url}: {unreachable}")
+            runs.append(results)
+            for outcome in results:
+                sink.add(_named(outcome, k))
+        sink.flush()
+        report.extra["dialects"] = dialect_rows(chosen, [r for rs in runs for r in rs], report)
+        rows, flaky = summarise(chosen, runs, report.fail_on, config.engine)
+        report.extra["repeat"] = {"runs": repeat, "concurrency": opts.concurrency,
+                                  "percentiles": "nearest-rank", "scenarios": rows}
+        for finding in flaky:
+            sink.summary.errors += finding.severity == Severity.ERROR
+            sink.summary.warnings += finding.severity == Severity.WARNING
+            sink.summary.infos += finding.severity == Severity.INFO
+        if opts.engine.format == "text":
+            _print(stream, opts.engine.color, rows, flaky, repeat, opts.concurrency)
+        reporter.finish(sink.summary)
+    failed = sink.failed or any(f.severity >= report.fail_on for f in flaky)
+    if not any(r.result is not None for rs in runs for r in rs):
+        print(f"sse-check: nothing probed: {shown_url} answered no scenario (every one skipped)", file=sys.stderr)
+        return 2
+    return 1 if failed else 0
+
+
+def _named(outcome: ScenarioResult, k: int) -> ScenarioResult:
+    """The outcome reported as ``NAME #k`` (the saved files keep the scenario's name, in their run's folder)."""
+    scenario = dataclasses.replace(outcome.scenario, name=f"{outcome.scenario.name} #{k}")
+    return dataclasses.replace(outcome, scenario=scenario)
+
+
+def summarise(chosen: list[Scenario], runs: list[list[ScenarioResult]], fail_on: Severity,
+              engine: dict[str, Any]) -> tuple[list[dict[str, Any]], list[Finding]]:
+    """Per scenario, its latency percentiles, its runs' verdicts and its RPT001 (if kept by --select/--ignore)."""
+    rows, flaky = [], []
+    for scenario in chosen:
+        mine = [next((r for r in results if r.scenario.name == scenario.name), None) for results in runs]
+        verdicts = [verdict_of(o.result.findings if o and o.result else None, fail_on,
+                               ending=o.ending if o else None,
+                               status=o.meta.status if o and o.meta else None,
+                               skipped=o.skipped if o else "not run") for o in mine]
+        if all(v.failed is None for v in verdicts):
+            continue  # skipped every time: already said once per run
+        timings = [o.meta.timings if o and o.meta and o.result else None for o in mine]
+        finding = flaky_finding(scenario.name, verdicts)
+        if finding is not None and not _kept(finding.code, engine):
+            finding = None
+        if finding is not None:
+            flaky.append(finding)
+        rows.append({"scenario": scenario.name, "latency": latency_summary(timings),
+                     "verdicts": [v.as_dict() for v in verdicts],
+                     "flaky": finding.as_dict() if finding is not None else None})
+    return rows, flaky
+
+
+def _kept(code: str, engine: dict[str, Any]) -> bool:
+    """Whether --select/--ignore keep findings of ``code`` (code prefixes, as the engine's FindingSink reads them)."""
+    chosen = tuple(s.upper() for s in engine.get("select") or ())
+    dropped = tuple(s.upper() for s in engine.get("ignore") or ())
+    return (not chosen or code.startswith(chosen)) and not (dropped and code.startswith(dropped))
+
+
+def _ms(seconds: Any) -> str:
+    return "–" if seconds is None else f"{seconds * 1000:.0f}"
+
+
+def _print(stream: Any, color: str, rows: list[dict[str, Any]], flaky: list[Finding], repeat: int,
+           concurrency: int) -> None:
+    """The latency table (milliseconds, p50/p95/p99 per measure) and the flaky verdicts."""
+    console = make_console(stream, color)
+    console.print()
+    console.print(f"latency over {repeat} runs at concurrency {concurrency}, ms, p50/p95/p99 (nearest rank):")
+    table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
+    table.add_column("scenario", no_wrap=True)
+    for _key, title in MEASURES:
+        table.add_column(title, no_wrap=True, justify="right")
+    for row in rows:
+        cells = []
+        for key, _title in MEASURES:
+            stats = row["latency"].get(key)
+            cells.append("–" if stats is None else "/".join(_ms(stats[f"p{p}"]) for p in PERCENTILES))
+        table.add_row(row["scenario"], *cells)
+    console.print(table)
+    for finding in flaky:
+        console.print(Text(f"{finding.severity}  {finding.code} {finding.name}: {finding.message}",
+                           style="bold yellow" if finding.severity < Severity.ERROR else "bold red"))
+    if not flaky:
+        console.print(f"every scenario had the same verdict in all {repeat} runs")
