@@ -99,7 +99,9 @@ def summarise(chosen: list[Scenario], runs: list[list[ScenarioResult]], fail_on:
                                skipped=o.skipped if o else "not run") for o in mine]
         if all(v.failed is None for v in verdicts):
             continue  # skipped every time: already said once per run
-        timings = [o.meta.timings if o and o.meta and o.result else None for o in mine]
+        # An error answer's timings are not the server's latency: only the runs answered 2xx are measured.
+        timings = [o.meta.timings if o and o.meta and o.result and 200 <= (o.meta.status or 0) < 300 else None
+                   for o in mine]
         finding = flaky_finding(scenario.name, verdicts)
         if finding is not None and not _kept(finding.code, engine):
             finding = None
