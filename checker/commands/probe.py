@@ -224,7 +224,8 @@ def run(opts: ProbeOptions) -> int:
     if opts.repeat > 1:
         from checker.commands import probe_repeat
 
-        return probe_repeat.run(opts, config, chosen)
+        return probe_repeat.run(opts, config, chosen, probe_repeat.Hooks(
+            sink=_Scenarios, apis=_apis, unreachable=_unreachable, dialect_rows=dialect_rows))
     gate = baseline_run(opts.engine)
     report = report_options(opts.engine, command="probe")
     shown_url = config.redactor.url(config.url)

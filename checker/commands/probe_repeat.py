@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
+from checker.baseline import BaselineRun
 from checker.commands.common import baseline_run, open_output, report_options
 from checker.console import make_console
 from checker.errors import UsageError
@@ -27,11 +30,22 @@ from checker.live.probe import endpoint_for, ProbeConfig, ScenarioResult
 from checker.live.repeat import MEASURES, PERCENTILES, flaky_finding, latency_summary, verdict_of
 from checker.live.reports import reporter_for
 from checker.live.scenarios import Scenario
+from checker.report import ReportOptions, Reporter
 
-def run(opts: Any, config: ProbeConfig, chosen: list[Scenario]) -> int:
+@dataclass(frozen=True, slots=True)
+class Hooks:
+    """What this module shares with checker.commands.probe, handed in by it (so neither imports the other):
+    the reporting sink of scenario outcomes, the dialects of a suite, why a server could not be reached at
+    all, and the summary rows per dialect."""
+
+    sink: Callable[[Reporter, ReportOptions, BaselineRun], Any]
+    apis: Callable[[list[Scenario]], list[str]]
+    unreachable: Callable[[list[ScenarioResult]], str | None]
+    dialect_rows: Callable[[list[Scenario], list[ScenarioResult], ReportOptions], list[dict[str, Any]]]
+
+
+def run(opts: Any, config: ProbeConfig, chosen: list[Scenario], hooks: Hooks) -> int:
     """Probe ``chosen`` ``opts.repeat`` times; the exit code as probe's (1 also for an RPT001 at --fail-on)."""
-    from checker.commands.probe import _Scenarios, _apis, _unreachable, dialect_rows
-
     if opts.engine.baseline or opts.engine.write_baseline:
         raise UsageError("--repeat keeps no baseline (--baseline and --write-baseline apply to one run)")
     if opts.engine.format not in ("text", "json"):
@@ -41,13 +55,13 @@ def run(opts: Any, config: ProbeConfig, chosen: list[Scenario]) -> int:
     report = report_options(opts.engine, command="probe")
     shown_url = config.redactor.url(config.url)
     report.extra = {"target": {"url": shown_url, "base": endpoint_for(shown_url, ""),
-                               "model": config.redactor.text(config.model), "apis": _apis(chosen)},
+                               "model": config.redactor.text(config.model), "apis": hooks.apis(chosen)},
                     "skipped": [], "not_served": []}
     runs: list[list[ScenarioResult]] = []
     with open_output(opts.engine.output) as stream:
         reporter = reporter_for("probe", opts.engine.format)(stream, report)
         reporter.start()
-        sink = _Scenarios(reporter, report, gate)
+        sink = hooks.sink(reporter, report, gate)
         for k in range(1, repeat + 1):
             run_config = config
             if config.save_dir is not None:
@@ -57,13 +71,13 @@ def run(opts: Any, config: ProbeConfig, chosen: list[Scenario]) -> int:
             except probe_run.Interrupted as stop:
                 print(f"sse-check: interrupted in run {k} of {repeat}", file=sys.stderr)
                 return 128 + stop.signum
-            if k == 1 and (unreachable := _unreachable(results)) is not None:
+            if k == 1 and (unreachable := hooks.unreachable(results)) is not None:
                 raise UsageError(f"cannot connect to {shown_url}: {unreachable}")
             runs.append(results)
             for outcome in results:
                 sink.add(_named(outcome, k))
         sink.flush()
-        report.extra["dialects"] = dialect_rows(chosen, [r for rs in runs for r in rs], report)
+        report.extra["dialects"] = hooks.dialect_rows(chosen, [r for rs in runs for r in rs], report)
         rows, flaky = summarise(chosen, runs, report.fail_on, config.engine)
         report.extra["repeat"] = {"runs": repeat, "concurrency": opts.concurrency,
                                   "percentiles": "nearest-rank", "scenarios": rows}
@@ -88,7 +102,7 @@ def _named(outcome: ScenarioResult, k: int) -> ScenarioResult:
 
 
 def summarise(chosen: list[Scenario], runs: list[list[ScenarioResult]], fail_on: Severity,
-              engine: dict[str, Any]) -> tuple[list[dict[str, Any]], list[Finding]]:
+              engine: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Finding]]:
     """Per scenario, its latency percentiles, its runs' verdicts and its RPT001 (if kept by --select/--ignore)."""
     rows, flaky = [], []
     for scenario in chosen:
@@ -113,7 +127,7 @@ def summarise(chosen: list[Scenario], runs: list[list[ScenarioResult]], fail_on:
     return rows, flaky
 
 
-def _kept(code: str, engine: dict[str, Any]) -> bool:
+def _kept(code: str, engine: Mapping[str, Any]) -> bool:
     """Whether --select/--ignore keep findings of ``code`` (code prefixes, as the engine's FindingSink reads them)."""
     chosen = tuple(s.upper() for s in engine.get("select") or ())
     dropped = tuple(s.upper() for s in engine.get("ignore") or ())
