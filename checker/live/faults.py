@@ -59,6 +59,7 @@ class Faults:
     redirect: str | None = None  # answer 307 to this URL (unless the request already asks for its path)
     close: bool = False  # close the connection right after a complete response, without Connection: close
     every: int | None = None  # the other faults apply to every Nth request only (checker.live.serve_every)
+    stored: str | None = None  # a defect of the stored-response endpoints (STORED_DEFECTS; checker.live.serve_stored)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Faults:
         """A copy with some fields replaced (field name -> value, as :func:`parse_header` returns)."""
@@ -153,6 +154,18 @@ def _header_text(text: str) -> str:
     return text
 
 
+# The stored-response defects (checker.live.serve_stored says what each one does).
+STORED_DEFECTS: tuple[str, ...] = ("unsupported", "differ", "input-items", "keep-deleted", "accept-unknown",
+                                   "error-shape", "restart", "skip", "regress", "cancel-ignored")
+
+
+def _stored(text: str) -> str:
+    value = text.strip().lower()
+    if value not in STORED_DEFECTS:
+        raise FaultError(f"one of {', '.join(STORED_DEFECTS)}: {text!r}")
+    return value
+
+
 def _url(text: str) -> str:
     text = _header_text(text)
     if " " in text:
@@ -208,6 +221,10 @@ FAULTS: tuple[FaultSpec, ...] = (
     FaultSpec("every", "every", "N", _count(1),
               "apply the other faults only to every Nth request this server answers (requests N, 2N, …, all "
               "counted together); the others are served faithfully: a flaky server (probe --repeat)"),
+    FaultSpec("stored", "stored", "DEFECT", _stored,
+              "a defect of the stored responses (GET/DELETE /v1/responses/ID, input_items, resumption, background): "
+              "unsupported (not offered, as llama-server), differ, input-items, keep-deleted, accept-unknown, error-shape, "
+              "restart, skip, regress, cancel-ignored (docs/serve.md)"),
 )
 
 FAULTS_BY_NAME: dict[str, FaultSpec] = {spec.name: spec for spec in FAULTS}

@@ -56,6 +56,7 @@ from checker.live import adapters
 from checker.live.faults import FAULT_HEADER, FaultError, Faults, body_chunks, parse_header, retry_after, status_error
 from checker.live.serve_every import every_nth
 from checker.live.serve_ws import websocket_routes  # the WebSocket mode of /v1/responses (docs/websocket.md)
+from checker.live.serve_stored import StoredResponses
 
 SCENARIO_HEADER = "x-sse-check-scenario"
 SELECTED_BY_HEADER = "x-sse-check-selected-by"
@@ -412,14 +413,13 @@ class Replayer:
         self.catalogue = catalogue
         self.faults = faults or Faults()
         self.default = default
-        self.closing = asyncio.Event()
+        self.closing, self.stored = asyncio.Event(), StoredResponses(self.faults)  # stored: serve_stored.py
         answers = [Route(prefix + adapter.endpoint, self._handler(adapter.name), methods=["POST"])
                    for adapter in adapters.ADAPTERS.values() for prefix in ("/v1", "")]
         self.app = Starlette(
             routes=[
-                *answers,
-                Route("/v1/models", self._models, methods=["GET"]),
-                Route("/models", self._models, methods=["GET"]),
+                *answers, *self.stored.routes(),
+                Route("/v1/models", self._models, methods=["GET"]), Route("/models", self._models, methods=["GET"]),
                 Route("/health", self._health, methods=["GET"]),
                 *websocket_routes(self),
             ],
@@ -474,6 +474,8 @@ class Replayer:
         else:
             return _error(404, f"scenario {capture.name!r} has no non-streaming answer "
                                f"({capture.name}.nonstream.json); send \"stream\": true", code="scenario_not_found")
+        if (early := self.stored.on_answer(kind, body, selection.by, faults, payload, capture.is_error)) is not None:
+            return early  # an unknown previous_response_id refused, a background request queued
         if faults.content_type is not None:
             headers = [(n, v) for n, v in headers if n != "content-type"] + [("content-type", faults.content_type)]
         if capture.closes and payload is capture.body and "close" not in overrides:
