@@ -474,7 +474,7 @@ class Replayer:
         else:
             return _error(404, f"scenario {capture.name!r} has no non-streaming answer "
                                f"({capture.name}.nonstream.json); send \"stream\": true", code="scenario_not_found")
-        if (early := self.stored.on_answer(kind, body, selection.by, faults, payload, capture.is_error)) is not None:
+        if (early := self.stored.on_answer(body, selection.by, faults, payload, capture.is_error)) is not None:
             return early  # an unknown previous_response_id refused, a background request queued
         if faults.content_type is not None:
             headers = [(n, v) for n, v in headers if n != "content-type"] + [("content-type", faults.content_type)]

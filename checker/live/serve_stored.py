@@ -171,11 +171,12 @@ class StoredResponses:
 
     # --- the hook in the replay server's POST /v1/responses ----------------------------------------------
 
-    def on_answer(self, kind: str, body: Mapping[str, Any], by: str, faults: Faults,
-                  payload: bytes, recorded_error: bool) -> Response | None:
-        """Called with each Responses answer about to be replayed: an answer instead of it (an unknown
-        ``previous_response_id``, a background request's ``queued``), or None to replay it as chosen."""
-        if kind != "responses" or recorded_error:
+    def on_answer(self, body: Mapping[str, Any], by: str, faults: Faults, payload: bytes,
+                  recorded_error: bool) -> Response | None:
+        """Called with each answer about to be replayed: an answer instead of it (an unknown
+        ``previous_response_id``, a background request's ``queued``), or None to replay it as chosen. Only a
+        Responses answer is stored: only it ends with a Response object that has an id."""
+        if recorded_error:
             return None
         defect = faults.stored
         previous = body.get("previous_response_id")
