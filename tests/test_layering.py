@@ -46,6 +46,7 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
     ("jobs", "capture_format captures remote executors lint_job api",
      "capture files and URLs, lint jobs, the Python API"),
     ("live", "live replay", "probe, proxy, serve, history replay"),
+    ("surface", "surface", "flows of several requests, the capability table, readiness per client"),
     ("commands", "commands", "the sse-check commands: options, running, output"),
     ("entry points", "cli __main__ __init__ pytest_plugin", "the command line, the package, the pytest plugin"),
 )

@@ -195,7 +195,7 @@ class StoredResponses:
                         background=background, state="queued" if background and not streamed else "done")
         self._keep(final["id"], stored)
         if stored.state == "queued":
-            return JSONResponse(_in_state(final, "queued"))
+            return JSONResponse({**_in_state(final, "queued"), "background": True})
         return None
 
     def _refuse_previous(self, previous: str, defect: str | None) -> Response | None:
@@ -254,6 +254,8 @@ class StoredResponses:
         if request.query_params.get("stream", "").lower() == "true":
             return self._resume(request, stored, defect)
         response = self._poll(stored, defect)
+        if stored.background:
+            response = {**response, "background": True}
         if defect == "differ" and response.get("output"):
             response = {**response, "output": response["output"][:-1]}
         return JSONResponse(response)
@@ -337,9 +339,8 @@ class StoredResponses:
             return _error(400, "Only responses created with background=true can be cancelled.", param="response_id")
         if stored.state in ("queued", "in_progress") and defect != "cancel-ignored":
             stored.state = "cancelled"
-        if stored.state == "done":
-            return JSONResponse(stored.response)
-        return JSONResponse(_in_state(stored.response, stored.state))
+        answer = stored.response if stored.state == "done" else _in_state(stored.response, stored.state)
+        return JSONResponse({**answer, "background": True})
 
     # --- compaction and conversations ---------------------------------------------------------------------
 

@@ -6,5 +6,6 @@ from checker.rules import websocket  # noqa: F401
 from checker.rules import structured  # noqa: F401
 from checker.rules import repeat  # noqa: F401
 from checker.rules.registry import FAMILIES, RULES, Rule, get, select
+from checker.rules import stored  # noqa: F401
 
 __all__ = ["FAMILIES", "RULES", "Rule", "get", "select"]

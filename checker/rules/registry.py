@@ -32,6 +32,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "CHT": ("chat completions", "Chat Completions chunks: identity, choices, role, tool-call fragments, finish_reason, "
                                 "usage"),
     "RPL": ("replay", "what a client sends back of earlier turns: reasoning items, reasoning_content, prefix-cache reuse"),
+    "STO": ("stored responses", "what a server keeps of a response created with store: true: retrieval, input items, "
+                                "deletion, previous_response_id, resumption, background mode, conversations"),
     "ANT": ("anthropic messages", "the Anthropic Messages stream: message_start, content blocks and their deltas, "
                                   "message_delta, message_stop"),
     "WSK": ("websocket", "the Responses API's WebSocket mode: text frames, one event per message, close codes, the "
