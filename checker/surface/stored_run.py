@@ -25,7 +25,7 @@ import httpx
 
 from checker.engine import lint_bytes
 from checker.findings import Finding, Severity
-from checker.live.endpoints import endpoint_for
+from checker.live.endpoints import endpoint, endpoint_for
 from checker.surface import stored
 from checker.surface.stored_answers import Answer, Verdict
 from checker.surface.stored_flow import check_flow
@@ -46,8 +46,10 @@ class StoredRun:
 async def _send(client: httpx.AsyncClient, url: str, step: stored.Step, headers: Mapping[str, str],
                 timeout: float) -> Answer:
     split = urlsplit(step.path)
-    target = endpoint_for(url, split.path) + (f"?{split.query}" if split.query else "")
-    sent = dict(headers) | ({SCENARIO_HEADER: step.scenario} if step.scenario else {})
+    target = endpoint_for(endpoint(url), split.path) + (f"?{split.query}" if split.query else "")
+    # A connection per step: llama-server closes its connection after a stream without saying so (HTP019),
+    # and a step sent on such a connection would get no answer.
+    sent = dict(headers) | {"Connection": "close"} | ({SCENARIO_HEADER: step.scenario} if step.scenario else {})
     kwargs: dict[str, Any] = {"headers": sent, "timeout": timeout}
     if step.body is not None:
         kwargs["json"] = step.body
