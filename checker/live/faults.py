@@ -156,7 +156,8 @@ def _header_text(text: str) -> str:
 
 # The stored-response defects (checker.live.serve_stored says what each one does).
 STORED_DEFECTS: tuple[str, ...] = ("unsupported", "differ", "input-items", "keep-deleted", "accept-unknown",
-                                   "error-shape", "restart", "skip", "regress", "cancel-ignored")
+                                   "error-shape", "restart", "skip", "regress", "cancel-ignored", "lost-context",
+                                   "conversation-shape", "compact-shape")
 
 
 def _stored(text: str) -> str:
@@ -224,7 +225,7 @@ FAULTS: tuple[FaultSpec, ...] = (
     FaultSpec("stored", "stored", "DEFECT", _stored,
               "a defect of the stored responses (GET/DELETE /v1/responses/ID, input_items, resumption, background): "
               "unsupported (not offered, as llama-server), differ, input-items, keep-deleted, accept-unknown, error-shape, "
-              "restart, skip, regress, cancel-ignored (docs/serve.md)"),
+              "restart, skip, regress, cancel-ignored, lost-context, conversation-shape, compact-shape (docs/serve.md)"),
 )
 
 FAULTS_BY_NAME: dict[str, FaultSpec] = {spec.name: spec for spec in FAULTS}

@@ -26,7 +26,9 @@ makes one thing wrong, for the tests of the STO rules: ``unsupported`` answers e
 replays an answer for an unknown ``previous_response_id``; ``error-shape`` refuses it with HTTP 500 and a
 ``{"detail"}`` body; ``restart`` resumes from the first event and ``skip`` leaves out the first event after N;
 ``regress`` sends a finished background response back to ``in_progress``; ``cancel-ignored`` answers a
-cancel with the response still running.
+cancel with the response still running; ``lost-context`` refuses a ``function_call_output`` sent after a
+known ``previous_response_id`` as if the call were not there; ``conversation-shape`` answers a conversation
+without ``created_at`` and ``metadata``; ``compact-shape`` a compaction without its ``output``.
 """
 
 from __future__ import annotations
@@ -184,6 +186,11 @@ class StoredResponses:
             refused = self._refuse_previous(previous, defect)
             if refused is not None:
                 return refused
+        if defect == "lost-context" and isinstance(previous, str) and previous in self._responses:
+            call = next((i for i in body.get("input") or [] if isinstance(i, Mapping) and "call_id" in i), None)
+            if call is not None:
+                return _error(400, f"No tool call found for function call output with call_id {call['call_id']}.",
+                              param="input")
         if defect == "unsupported" or body.get("store") is False:
             return None
         streamed = body.get("stream") is True
@@ -369,11 +376,12 @@ class StoredResponses:
             items = earlier.input_items + [i for i in earlier.response.get("output") or [] if isinstance(i, dict)] + items
         kept = [item for item in items if item.get("type") == "message" and item.get("role") == "user"]
         summary = {"id": _item_id("cmp", items), "type": "compaction", "encrypted_content": _item_id("enc", items)}
+        output = None if self._defect(request)[0] == "compact-shape" else [*kept, summary]
         tokens = len(json.dumps(items)) // 4
         usage = {"input_tokens": tokens, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
                  "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": tokens + 1}
         return JSONResponse({"id": _item_id("resp", "compact", items), "object": "response.compaction",
-                             "created_at": int(time.time()), "output": [*kept, summary], "usage": usage})
+                             "created_at": int(time.time()), "output": output, "usage": usage})
 
     async def create_conversation(self, request: Request) -> Response:
         body, early = await self._body(request)
@@ -383,7 +391,10 @@ class StoredResponses:
         ident = _item_id("conv", body, created, len(self._conversations))
         conversation = Conversation(ident, created, body.get("metadata") or {}, input_items(body.get("items"), ident))
         self._conversations[ident] = conversation
-        return JSONResponse(_conversation_object(conversation))
+        answer = _conversation_object(conversation)
+        if self._defect(request)[0] == "conversation-shape":
+            answer = {"id": answer["id"], "object": "conversation"}
+        return JSONResponse(answer)
 
     async def get_conversation(self, request: Request) -> Response:
         defect, early = self._defect(request)

@@ -49,7 +49,7 @@ STORED_LOST = rule(
             "`store: true`, or another stored-response endpoint answers for it) but that cannot be retrieved.",
     why="Retrieval is then broken, not absent: openai-python raises NotFoundError for a response it was told "
         "exists, and a client that continues with `previous_response_id` loses the conversation.",
-    sources=(GET, CREATE, PY_ERRORS),
+    sources=(GET, CREATE, PY_ERRORS, NODE_RESPONSES),
     clients=("openai-python", "openai-node"),
     bad="stored/STO002-stored-response-lost.flow.json",
     good=GOOD,

@@ -56,6 +56,8 @@ def starting_after(answer: Answer | None) -> int | None:
 
 def check_flow(answers: Sequence[Answer], *, lint_options: Mapping[str, Any] | None = None) -> list[Verdict]:
     """The capability rows of the stored-response features, from a flow's answers (in the order asked)."""
+    # A step that got no answer (no connection, or a replay server without its capture) was as good as not asked.
+    answers = [answer for answer in answers if answer.status is not None]
     by = {answer.step: answer for answer in answers}
     polls = [answer for answer in answers if answer.step == "poll" or answer.step.startswith("poll_")]
     create = by.get("create")

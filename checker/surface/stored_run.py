@@ -68,10 +68,18 @@ async def _send(client: httpx.AsyncClient, url: str, step: stored.Step, headers:
                     body = json.loads(bytes(data)) if data.strip() else None
                 except (ValueError, UnicodeDecodeError):
                     body = None
+            if reply.status_code == 404 and _replay_has_no_capture(body):
+                return Answer(step=step.name, method=step.method, path=path, request=step.body)
             return Answer(step=step.name, method=step.method, path=path, request=step.body,
                           status=reply.status_code, body=body, stream=bytes(data) if streamed else None)
     except httpx.HTTPError:
         return Answer(step=step.name, method=step.method, path=path, request=step.body)
+
+
+def _replay_has_no_capture(body: Any) -> bool:
+    """``sse-check serve`` without a capture for the step: no answer about the server's feature."""
+    error = body.get("error") if isinstance(body, dict) else None
+    return isinstance(error, dict) and error.get("code") == "scenario_not_found"
 
 
 async def run_stored(client: httpx.AsyncClient, url: str, model: str, tools_body: Mapping[str, Any], *,

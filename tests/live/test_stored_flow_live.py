@@ -4,7 +4,8 @@ The replay server answers the probe's captures and the stateful continuation (te
 fault every feature is supported and nothing is found; with each ``stored`` defect (``--stored DEFECT`` for the
 whole server) exactly the rule that defect breaks is found, on its feature's row, and the other rows stay
 supported; ``--stored unsupported`` answers as llama-server does and every row is unsupported, none a finding.
-Conversations and compaction have no fault in ``serve``: their wrong answers are in tests/test_stored_flows.py.
+A continuation answered by a capture that does not name the response it continues is STO013; a replay server
+with no capture for the continuation leaves that feature "not checked".
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ DEFECTS = {
     "skip": ("resumption", {"STO007"}),
     "regress": ("background", {"STO008"}),
     "cancel-ignored": ("cancel", {"STO009"}),
+    "conversation-shape": ("conversations", {"STO010"}),
+    "compact-shape": ("compact", {"STO011"}),
+    "lost-context": ("stateful tool use", {"STO012"}),
 }
 
 
@@ -90,3 +94,18 @@ def test_a_server_without_storage_is_unsupported_everywhere(serve) -> None:  # n
     assert all(not row.findings for name, row in rows.items() if name != "retrieve")
     assert rows["input_items"].state == rows["conversations"].state == rows["compact"].state == "unsupported"
     assert "File Not Found" in rows["input_items"].why
+
+
+def test_a_continuation_that_does_not_name_its_previous_response(serve, tmp_path: Path) -> None:  # noqa: ANN001
+    plain = (PROBE_CAPTURES / "plain_text.sse").read_bytes()
+    (tmp_path / "tool_result_stateful.sse").write_bytes(plain)  # previous_response_id null, as recorded
+    run = ask(serve(str(PROBE_CAPTURES), str(tmp_path)))
+    row = next(v for v in run.verdicts if v.feature == "stateful tool use")
+    assert [f.code for f in row.findings] == ["STO013"] and row.state == "broken"
+
+
+def test_no_capture_for_the_continuation_is_not_checked(serve) -> None:  # noqa: ANN001
+    run = ask(serve(str(PROBE_CAPTURES)))
+    rows = {v.feature: v for v in run.verdicts}
+    assert rows["stateful tool use"].state == "not checked" and not rows["stateful tool use"].findings
+    assert all(row.state == "supported" for name, row in rows.items() if name != "stateful tool use")
