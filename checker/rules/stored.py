@@ -123,8 +123,8 @@ BACKGROUND_STATUS_WRONG = rule(
     "STO008", "background-status-wrong", "error",
     "background response {id}: {detail}",
     summary="Flags a background response (`background: true`) whose polled status is not a path "
-            "queued → in_progress → a terminal status (completed, incomplete, failed, cancelled), goes back, or "
-            "never ends within the polls.",
+            "queued → in_progress → a terminal status (completed, incomplete, failed, cancelled): it goes back, "
+            "leaves a terminal status, or says a status no response has.",
     why="A background client polls `responses.retrieve(id)` while the status is queued or in_progress and reads "
         "the output once it is terminal; a status that goes back or never ends hangs it, and a terminal status "
         "read too early gives it an empty answer.",

@@ -24,7 +24,9 @@ from checker.surface.stored_answers import Answer, final_response, stream_events
 from checker.surface.stored_checks import function_call
 
 UNKNOWN_ID = "resp_sse_check_unknown_000000000000000000000000"
-POLLS = 4  # background polls asked at most (the flow stops polling at a terminal status)
+POLLS = 8  # background polls asked at most (the flow stops one poll after a terminal status)
+POLL_WAIT_S = 0.5  # the wait before the first poll, doubled before each next one (capped below): 0.5 s … 16 s
+POLL_WAIT_MAX_S = 8.0
 _REFERENCE = re.compile(r"\{(\w+)\.(id|call_id)\}|\{after\}")
 
 
@@ -143,10 +145,20 @@ def resolve(step: Step, answers: Sequence[Answer]) -> Step | None:
     return Step(name=step.name, method=step.method, path=path, body=body, scenario=step.scenario, stream=step.stream)
 
 
+def poll_wait(step: Step, first: float = POLL_WAIT_S) -> float:
+    """How long to wait before a step: a background poll waits (0.5 s, then twice as long each time)."""
+    if not step.name.startswith("poll_") or first <= 0:
+        return 0.0
+    return min(first * 2 ** (int(step.name.removeprefix("poll_")) - 1), POLL_WAIT_MAX_S)
+
+
 def skip_poll(step: Step, answers: Sequence[Answer]) -> bool:
-    """Polling stops one poll after the background response is terminal (that poll checks it stays so)."""
+    """Polling stops one poll after the background response is terminal (that poll checks it stays so), or at
+    the first poll that is not answered."""
     if not step.name.startswith("poll_"):
         return False
     seen = [a for a in answers if a.step.startswith("poll_") or a.step == "background"]
+    if seen and not seen[-1].ok:
+        return True  # the server does not answer polls (or the background request): nothing to wait for
     statuses = [a.body.get("status") if isinstance(a.body, dict) else None for a in seen[-2:]]
     return len(statuses) == 2 and all(s in ("completed", "incomplete", "failed", "cancelled") for s in statuses)

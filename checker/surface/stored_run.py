@@ -14,6 +14,7 @@ recorded with no status, and what needs it is not checked. ``save_dir``: the flo
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -84,13 +85,16 @@ def _replay_has_no_capture(body: Any) -> bool:
 
 async def run_stored(client: httpx.AsyncClient, url: str, model: str, tools_body: Mapping[str, Any], *,
                      headers: Mapping[str, str] = {}, timeout: float = 60.0,
-                     lint_options: Mapping[str, Any] | None = None, save_dir: Path | None = None) -> StoredRun:
-    """Ask ``url``'s server (any dialect's endpoint URL, or the base) the stored-response flow."""
+                     lint_options: Mapping[str, Any] | None = None, save_dir: Path | None = None,
+                     poll_wait: float = stored.POLL_WAIT_S) -> StoredRun:
+    """Ask ``url``'s server (any dialect's endpoint URL, or the base) the stored-response flow; ``poll_wait``:
+    the wait before the first background poll (doubled each time; 0 for a replay server)."""
     run = StoredRun()
     for template in stored.steps(model, tools_body):
         step = stored.resolve(template, run.answers)
         if step is None or stored.skip_poll(step, run.answers):
             continue
+        await asyncio.sleep(stored.poll_wait(step, poll_wait))
         run.answers.append(await _send(client, url, step, headers, timeout))
     run.verdicts = verdicts(run.answers, lint_options or {})
     if save_dir is not None:

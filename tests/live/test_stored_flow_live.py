@@ -48,7 +48,7 @@ def ask(server: ServerProcess, save: Path | None = None, **headers: str) -> Stor
     async def go() -> StoredRun:
         async with httpx.AsyncClient() as client:
             return await run_stored(client, server.url, "gpt-oss-120b", TOOLS_BODY, headers=headers, timeout=20,
-                                    save_dir=save)
+                                    save_dir=save, poll_wait=0)
 
     return asyncio.run(go())
 
