@@ -171,7 +171,7 @@ COMPACTION_MALFORMED = rule(
     good=GOOD,
 )
 CONTINUATION_REFUSED = rule(
-    "STO012", "continuation-refused", "error",
+    "STO012", "stateful-continuation-refused", "error",
     "the continuation of response {id} with only its function_call_output is refused: HTTP {status} {message}",
     summary="Flags the stateful form of multi-step tool use failing: after a stored response that called a "
             "function, a request with `previous_response_id` and only the `function_call_output` is refused, "
@@ -181,7 +181,7 @@ CONTINUATION_REFUSED = rule(
         "in that mode.",
     sources=(CREATE, AGENTS, PY_RESPONSES),
     clients=("openai-agents", "openai-python"),
-    bad="stored/STO012-continuation-refused.flow.json",
+    bad="stored/STO012-stateful-continuation-refused.flow.json",
     good=GOOD,
 )
 PREVIOUS_NOT_ECHOED = rule(
