@@ -225,7 +225,7 @@ FAULTS: tuple[FaultSpec, ...] = (
     FaultSpec("stored", "stored", "DEFECT", _stored,
               "a defect of the stored responses (GET/DELETE /v1/responses/ID, input_items, resumption, background): "
               "unsupported (not offered, as llama-server), differ, input-items, keep-deleted, accept-unknown, error-shape, "
-              "restart, skip, regress, cancel-ignored, lost-context, conversation-shape, compact-shape (docs/serve.md)"),
+              "restart, skip, regress, cancel-ignored, lost-context, conversation-shape, compact-shape"),
 )
 
 FAULTS_BY_NAME: dict[str, FaultSpec] = {spec.name: spec for spec in FAULTS}
