@@ -288,6 +288,7 @@ def check_compact(answer: Answer | None) -> Verdict:
     if absent(answer):
         return unsupported(feature, answer)
     body = answer.body
+    detail: str | None
     if not answer.ok:
         detail = f"HTTP {answer.status}"
     elif not isinstance(body, dict) or body.get("object") != "response.compaction":
