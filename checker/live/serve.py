@@ -412,8 +412,7 @@ class Replayer:
             raise UsageError(f"--default {default!r} is not a scenario (known: {', '.join(catalogue.names)})")
         self.catalogue = catalogue
         self.faults = faults or Faults()
-        self.default = default
-        self.closing, self.stored = asyncio.Event(), StoredResponses(self.faults)  # stored: serve_stored.py
+        self.default, self.closing, self.stored = default, asyncio.Event(), StoredResponses(self.faults)
         answers = [Route(prefix + adapter.endpoint, self._handler(adapter.name), methods=["POST"])
                    for adapter in adapters.ADAPTERS.values() for prefix in ("/v1", "")]
         self.app = Starlette(
