@@ -376,8 +376,11 @@ def test_only_the_internal_error_rule_has_no_example() -> None:
 
 # Families whose examples are not single streams, each tested with its own checks:
 # HTTP exchanges (tests/test_http_captures.py), conversations (tests/live/test_history.py), WebSocket
-# transcripts (tests/test_ws.py) and stored-response flows (tests/test_stored_flows.py).
-ELSEWHERE = {"HTP": "http/", "RPL": "replay/", "WSK": "ws/", "STO": "stored/"}
+# transcripts (tests/test_ws.py), stored-response flows (tests/test_stored_flows.py) and flow records
+# (checker.surface: tests/surface/test_flow_records.py).
+ELSEWHERE = {"HTP": "http/", "RPL": "replay/", "WSK": "ws/", "STO": "stored/",
+             **{family: "surface/" for family in ("FLW", "MOD", "TUR")}}
+SURFACE = "surface/"
 
 
 def test_only_http_and_replay_rules_keep_their_examples_elsewhere() -> None:
@@ -396,10 +399,12 @@ def test_every_rule_has_a_bad_capture_that_declares_and_produces_it(code: str) -
     assert code in codes(lint(path.read_bytes(), decl, profile)), f"{rule.bad} does not produce {code}"
 
 
-@pytest.mark.parametrize("code", sorted(c for c in RULES if c[:3] not in ("RPL", "WSK", "STO")))
+@pytest.mark.parametrize("code", sorted(c for c in RULES if c[:3] not in ("RPL", "WSK", "STO")
+                                         and not RULES[c].good.startswith(SURFACE)))
 def test_every_rule_has_a_good_capture_without_it(code: str) -> None:
     # RPL rules' good examples are conversations, checked in tests/live/test_history.py; WSK rules' are
-    # WebSocket transcripts, checked in tests/test_ws.py; STO rules' are flows (tests/test_stored_flows.py).
+    # WebSocket transcripts, checked in tests/test_ws.py; STO rules' are flows (tests/test_stored_flows.py);
+    # FLW, MOD and TUR rules' are flow records (tests/surface).
     rule = RULES[code]
     path = CAPTURES / rule.good
     assert path.is_file(), f"{code}: good example {rule.good} is missing"

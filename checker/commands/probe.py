@@ -46,6 +46,10 @@ from checker.live.probe import endpoint_for, ProbeConfig, ProbeLimits, Progress,
 from checker.live.reports import reporter_for
 from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
 from checker.report import ReportOptions, Reporter, Summary
+from checker.surface import features as surface_features
+from checker.surface import probing as surface_probe
+from checker.surface.flow import Flow
+from checker.surface.run import FlowRun
 
 DEFAULT_APIS: tuple[str, ...] = ("responses", "chat", "messages")
 
@@ -207,7 +211,8 @@ def parse_apis(values: list[str]) -> tuple[str, ...]:
 
 def run(opts: ProbeOptions) -> int:
     scenarios = suite(load_scenario_files(list(opts.scenario_files)), opts.apis)
-    chosen = pick(scenarios, list(opts.scenarios))
+    flows, left = surface_probe.pick_flows(surface_features.suite(opts.apis), list(opts.scenarios))
+    chosen = pick(scenarios, left) if left or not opts.scenarios else []
     if opts.list_scenarios:
         return _list(chosen, opts)
     connection = opts.connection()
@@ -253,6 +258,7 @@ def run(opts: ProbeOptions) -> int:
             for outcome in results:
                 sink.add(outcome)
         sink.flush()
+        runs = _flows(flows, config, results, chosen, report, sink) if interrupted is None else []
         report.extra["skipped"].sort(key=lambda e: [s.name for s in chosen].index(e["scenario"]))
         report.extra["dialects"] = dialect_rows(chosen, results, report)
         sink.summary.baselined = gate.hidden
@@ -261,15 +267,15 @@ def run(opts: ProbeOptions) -> int:
             report.extra["interrupted"] = _interrupt_note(interrupted, len(chosen))
         reporter.finish(sink.summary)
     warn_unmatched_baseline(opts.engine, gate)
-    return _exit_code(opts, report, gate, results, interrupted, sink.failed, shown_url)
+    return _exit_code(opts, report, gate, results, runs, interrupted, sink.failed, shown_url)
 
 
 def _exit_code(opts: ProbeOptions, report: ReportOptions, gate: BaselineRun, results: list[ScenarioResult],
-               interrupted: probe_run.Interrupted | None, failed: bool, shown_url: str) -> int:
+               runs: list[FlowRun], interrupted: probe_run.Interrupted | None, failed: bool, shown_url: str) -> int:
     if interrupted is not None:
         print(f"sse-check: {report.extra['interrupted']}", file=sys.stderr)
         return 128 + interrupted.signum  # 130 for SIGINT (Ctrl-C), 143 for SIGTERM
-    probed = [r for r in results if r.result is not None]
+    probed = [r for r in results if r.result is not None] + [r for run in runs for r in run.results]
     if not probed:
         print(f"sse-check: nothing probed: {shown_url} answered no scenario (every one skipped)", file=sys.stderr)
         return 2
@@ -325,6 +331,17 @@ class _Scenarios:
         """The held ones: the server never answered, yet not every scenario failed to connect (skips)."""
         for outcome in self.held:
             self.add(outcome)
+
+
+def _flows(flows: list[Flow], config: ProbeConfig, results: list[ScenarioResult], chosen: list[Scenario],
+           report: ReportOptions, sink: _Scenarios) -> list[FlowRun]:
+    """The flows after the scenarios (checker.surface), each step reported as a scenario; the capability table
+    and the per-client readiness into the report."""
+    not_served = {e["api"]: e["reason"] for e in report.extra.get("not_served") or []}
+    apis = _apis(chosen) or list(dict.fromkeys(f.api for f in flows if f.api is not None))
+    runs = surface_probe.run_after(flows, config, results, apis=apis, not_served=not_served, on_result=sink.add)
+    report.extra.update(surface_probe.tables(apis, results, not_served, runs))
+    return runs
 
 
 def _api_order(api: str) -> int:

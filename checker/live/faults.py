@@ -60,6 +60,7 @@ class Faults:
     close: bool = False  # close the connection right after a complete response, without Connection: close
     every: int | None = None  # the other faults apply to every Nth request only (checker.live.serve_every)
     stored: str | None = None  # a defect of the stored-response endpoints (STORED_DEFECTS; checker.live.serve_stored)
+    models: str | None = None  # GET /v1/models answered wrong: "invalid", "unlisted" or "absent" (serve_models)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Faults:
         """A copy with some fields replaced (field name -> value, as :func:`parse_header` returns)."""
@@ -141,6 +142,16 @@ def _status(text: str) -> int:
     value = _count(0)(text)
     if not 400 <= value <= 599:
         raise FaultError(f"an error status is 400-599: {text!r}")
+    return value
+
+
+MODELS_FAULTS = ("invalid", "unlisted", "absent")
+
+
+def _models(text: str) -> str:
+    value = text.strip().lower()
+    if value not in MODELS_FAULTS:
+        raise FaultError(f"one of {', '.join(MODELS_FAULTS)}: {text!r}")
     return value
 
 
@@ -226,6 +237,9 @@ FAULTS: tuple[FaultSpec, ...] = (
               "a defect of the stored responses (GET/DELETE /v1/responses/ID, input_items, resumption, background): "
               "unsupported (not offered, as llama-server), differ, input-items, keep-deleted, accept-unknown, error-shape, "
               "restart, skip, regress, cancel-ignored, lost-context, conversation-shape, compact-shape"),
+    FaultSpec("models", "models", "invalid|unlisted|absent", _models,
+              "GET /v1/models answered wrong: invalid (models without object and created), unlisted (the "
+              "recorded requests' models left out), absent (404, as a server without the endpoint)"),
 )
 
 FAULTS_BY_NAME: dict[str, FaultSpec] = {spec.name: spec for spec in FAULTS}

@@ -195,10 +195,10 @@ class _Exchange:
         self.reference, self.progress = reference, progress
         self.limits = config.limits
         self.redact = config.redactor.with_secrets(secrets_of_headers(scenario.headers))
-        self.request = scenario.request(config.model)
-        self.url = config.url if scenario.api is None else config.url_for(scenario.api)
+        self.request = scenario.sent(config.model)
+        self.url = scenario.url or (config.url if scenario.api is None else config.url_for(scenario.api))
         self.headers = [
-            ("Content-Type", "application/json"),
+            *([("Content-Type", "application/json")] if self.request is not None else []),
             ("Accept", "text/event-stream" if scenario.stream else "application/json"),
             ("Accept-Encoding", "identity"),
             ("User-Agent", f"sse-check/{__version__}"),
@@ -257,8 +257,8 @@ class _Exchange:
     async def _send(self) -> CloseWatch:
         """Send the request and wait for the headers (under the first-byte and total timeouts)."""
         limits, clock, start = self.limits, time.monotonic, self.timer.start
-        request = self.client.build_request("POST", self.url, content=json.dumps(self.request).encode(),
-                                            headers=self.headers)
+        content = json.dumps(self.request).encode() if self.request is not None else None
+        request = self.client.build_request(self.scenario.method, self.url, content=content, headers=self.headers)
         watch = CloseWatch()
         watch.attach(request)
         wait = min(limits.first_byte_timeout, limits.total_timeout)
@@ -320,7 +320,7 @@ class _Exchange:
             raise ValueError(f"unknown ending {self.ending!r}")
         meta = self.meta
         meta.scenario, meta.summary = scenario.name, scenario.summary
-        meta.url, meta.request = redact.url(self.url), redact.value(self.request)
+        meta.url, meta.request = redact.url(self.url), redact.value(self.request) if self.request is not None else {}
         meta.request_headers = redact.headers(self.headers, request=True)
         meta.headers = redact.headers([(k, v) for k, v in meta.headers])
         meta.replayed_as = header_of(meta.headers, SCENARIO_HEADER)

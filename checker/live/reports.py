@@ -12,6 +12,7 @@ from rich.text import Text
 
 from checker.engine import LintResult
 from checker.findings import Finding, Severity
+from checker.live.reports_surface import print_surface
 from checker.report import Reporter, Summary, get_reporter
 from checker.report.json_report import JsonReporter
 from checker.report.text import SEVERITY_STYLE, TextReporter, exchange_facts, verdict_text
@@ -93,6 +94,7 @@ class ProbeTextReporter(TextReporter):
             c.print(Text(line, style="yellow"))
         for error in summary.io_errors:
             c.print(Text(f"error: {error}", style="bold red"))
+        print_surface(c, self.options.extra)
         if self.options.extra.get("interrupted"):
             c.print(Text(self.options.extra["interrupted"], style="bold yellow"))
         target = self.options.extra.get("target") or {}

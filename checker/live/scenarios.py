@@ -54,6 +54,11 @@ class Scenario:
     # as configured (the live replay's scenarios, whose URL is already their dialect's).
     api: str | None = None
     stream_fields: Mapping[str, Any] = field(default_factory=dict)  # added to a streamed request
+    # A flow's step (checker.surface): its method (GET and DELETE send no body) and its own URL, resolved
+    # beside the probe's, instead of its dialect's endpoint.
+    method: str = "POST"
+    url: str | None = None
+    as_written: bool = False  # the body is sent as it is: no model or stream filled in
 
     @property
     def replay_names(self) -> tuple[str, ...]:
@@ -62,6 +67,12 @@ class Scenario:
     @property
     def stream(self) -> bool:
         return self.expect != "nonstream"
+
+    def sent(self, model: str) -> dict[str, Any] | None:
+        """The body sent: :meth:`request`'s for a POST, none for a GET or a DELETE."""
+        if self.method != "POST":
+            return None
+        return json.loads(json.dumps(dict(self.body))) if self.as_written else self.request(model)
 
     def request(self, model: str) -> dict[str, Any]:
         """The body POSTed: the scenario's, with ``model`` (unless fixed) and ``stream`` filled in."""

@@ -57,6 +57,7 @@ from checker.live.faults import FAULT_HEADER, FaultError, Faults, body_chunks, p
 from checker.live.serve_every import every_nth
 from checker.live.serve_ws import websocket_routes  # the WebSocket mode of /v1/responses (docs/websocket.md)
 from checker.live.serve_stored import StoredResponses
+from checker.live.serve_models import models_answer
 
 SCENARIO_HEADER = "x-sse-check-scenario"
 SELECTED_BY_HEADER = "x-sse-check-selected-by"
@@ -483,8 +484,7 @@ class Replayer:
         return _Emission(status, headers, payload, faults, sized=sized, closing=self.closing)
 
     async def _models(self, request: Request) -> JSONResponse:
-        data = [{"id": name, "object": "model", "created": 0, "owned_by": "sse-check"} for name in self.catalogue.names]
-        return JSONResponse({"object": "list", "data": data})
+        return models_answer(self.catalogue, self.faults, request.headers.get(FAULT_HEADER, ""))
 
     async def _health(self, request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok"})

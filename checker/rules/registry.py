@@ -41,6 +41,9 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "FMT": ("structured output", "the answer's text against the JSON format the request asked for (json_schema, "
                                  "json_object), in all three dialects"),
     "RPT": ("repetition", "one scenario probed several times (probe --repeat): a verdict that changes between runs"),
+    # Checked by flows of several requests (checker.surface), not in one stream.
+    "FLW": ("flows", "flows of several requests: a step built from an earlier answer"),
+    "MOD": ("models", "GET /v1/models: a valid list, and the model under test in it"),
 }
 
 

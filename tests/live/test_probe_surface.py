@@ -1,0 +1,86 @@
+"""The probe's flows against a real replay server (``sse-check serve``) on loopback: ``GET /v1/models`` right
+and wrong (the ``models`` fault), the capability table and the per-client readiness in the text and JSON
+reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.live.conftest import LLAMA_CAPTURES
+
+MODEL = "tiny-qwen3-random"  # the model of the llama.cpp captures' recorded requests
+
+
+def probe(url: str, *args: str, model: str = MODEL) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", model, "--api", "responses",
+                           "--no-progress", "--format", "json", *args], capture_output=True, text=True, timeout=120)
+    return proc, json.loads(proc.stdout) if proc.stdout.strip() else {}
+
+
+def codes(report: dict[str, Any], name: str) -> list[str]:
+    entry = next(f for f in report["files"] if f["path"] == name)
+    return [f["code"] for f in entry["findings"]]
+
+
+def row(report: dict[str, Any], feature: str) -> dict[str, Any]:
+    return next(r for r in report["capabilities"] if r["feature"] == feature)
+
+
+def test_a_right_models_list_is_supported_with_no_finding(serve: Any) -> None:
+    server = serve(str(LLAMA_CAPTURES))
+    proc, report = probe(server.url, "-s", "plain_text,models")
+    assert codes(report, "models.list") == []
+    assert row(report, "models")["status"] == "supported"
+    assert row(report, "stream.responses")["status"] in ("supported", "broken")  # the capture's own findings
+    assert [r["client"] for r in report["readiness"]] == ["openai-python", "openai-node", "codex", "openai-agents",
+                                                        "anthropic-python", "anthropic-ts"]
+    assert {r["client"]: r["verdict"] for r in report["readiness"]}["anthropic-python"] == "unknown"
+
+
+def test_a_list_of_models_without_their_fields_is_mod001_and_the_capability_broken(serve: Any) -> None:
+    server = serve(str(LLAMA_CAPTURES), "--models", "invalid")
+    proc, report = probe(server.url, "-s", "plain_text,models")
+    assert proc.returncode == 1
+    assert codes(report, "models.list") == ["MOD001"]
+    models = row(report, "models")
+    assert models["status"] == "broken" and models["finding"]["code"] == "MOD001"
+    assert "data[0].object is missing" in models["why"]
+
+
+def test_a_model_left_out_of_the_list_is_mod003_when_answered_and_mod002_when_not(serve: Any) -> None:
+    server = serve(str(LLAMA_CAPTURES), "--models", "unlisted")
+    _, answered = probe(server.url, "-s", "plain_text,models")
+    assert codes(answered, "models.list") == ["MOD003"]
+    assert row(answered, "models")["status"] == "supported"  # a warning: the feature works
+    _, alone = probe(server.url, "-s", "models")
+    assert codes(alone, "models.list") == ["MOD002"]
+    assert row(alone, "models")["status"] == "broken"
+
+
+def test_a_server_without_the_endpoint_is_one_unsupported_line_never_a_failure(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(LLAMA_CAPTURES), "--models", "absent")
+    proc, report = probe(server.url, "-s", "plain_text,models", "--save", str(tmp_path))
+    assert "models.list" not in [f["path"] for f in report["files"]]
+    assert row(report, "models")["status"] == "unsupported" and row(report, "models")["why"] == "GET /v1/models: 404"
+    assert not list(tmp_path.glob("models*"))  # nothing saved of an absence
+    text = subprocess.run([sys.executable, "-m", "checker", "probe", server.url, "--model", MODEL, "--api",
+                           "responses", "-s", "plain_text,models", "--no-progress", "--color", "never"],
+                          capture_output=True, text=True, timeout=120).stdout
+    assert "GET /v1/models" in text and "unsupported" in text and "codex" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_save_writes_the_flow_record_and_the_step_s_exchange(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(LLAMA_CAPTURES), "--models", "invalid")
+    probe(server.url, "-s", "models", "--save", str(tmp_path))
+    record = json.loads((tmp_path / "models.flow.json").read_text())
+    assert record["steps"][0]["status"] == 200 and record["steps"][0]["answer"]["object"] == "list"
+    assert (tmp_path / "models.list.meta.json").is_file()
+    from checker.surface.judging import judge_record
+    from checker.surface.record import FlowRecord
+
+    assert [f.code for _, f in judge_record(FlowRecord.from_dict(record))] == ["MOD001"]
