@@ -278,6 +278,10 @@ LLAMA_CPP = Profile(
             when=lambda f: str(details(f).get("what", "")).rpartition("/")[2] == "invalid_model",
         ),
         KnownDeviation(
+            code="MOD003",
+            description=_LLAMA_LIVE + "a single-model llama-server lists its one model but answers any name",
+        ),
+        KnownDeviation(
             code="HTP019",
             description=_LLAMA_LIVE + "llama-server closes the connection after every streamed response, although "
             "it announces Keep-Alive and no Connection: close",

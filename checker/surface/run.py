@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from checker.finding_sink import FindingSink
 from checker.findings import Finding, Severity
 from checker.live import adapters
 from checker.live.endpoints import endpoint_for
@@ -31,6 +32,7 @@ from checker.live.probe import Progress, ProbeConfig, ScenarioResult, no_progres
 from checker.live.probe_run import MISSING_STATUSES
 from checker.live.saving import write_atomic
 from checker.live.scenarios import Scenario
+from checker.profiles import OPENAI
 from checker.surface.capability import FlowOutcome
 from checker.surface.flow import Flow, Step, UnresolvedReference, step_body, step_path
 from checker.surface.judging import NOT_BUILT, judge_record
@@ -197,8 +199,14 @@ class _FlowRunner:
         outcome = self.run.outcome
         if outcome.unsupported is not None or not self.by_step:
             return
-        for step, finding in judge_record(outcome.record):
-            finding = self.config.redactor.finding(finding)
+        sink = FindingSink(self.config.engine.get("profile") or OPENAI, select=self.config.engine.get("select"),
+                           ignore=self.config.engine.get("ignore"), collapse=False)
+        sink.settle(None)  # judged as the exchange's own findings are: the profile, --select, --ignore
+        for step, found in judge_record(outcome.record):
+            reported = sink.emit_all([found])
+            if not reported:
+                continue
+            finding = self.config.redactor.finding(reported[0])
             _attach(self.by_step.get(step) or self.run.results[-1], finding)
             sid = f"{self.flow.name}.{step}"
             (outcome.failures if finding.severity >= Severity.ERROR else outcome.warnings).append((sid, finding))

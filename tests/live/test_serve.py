@@ -111,7 +111,8 @@ def test_announces_every_capture_and_health(llama_server: ServerProcess, client:
 def test_models_lists_the_scenarios(client: httpx.Client) -> None:
     listing = client.get("/v1/models").json()
     assert listing["object"] == "list"
-    assert [model["id"] for model in listing["data"]] == NAMES
+    # The model the captures' answers came from (their recorded requests'), then every scenario by name.
+    assert [model["id"] for model in listing["data"]] == ["tiny-qwen3-random", *NAMES]
     assert all(model["object"] == "model" for model in listing["data"])
 
 
