@@ -40,6 +40,8 @@ def capability_table(rows: list[Mapping[str, Any]]) -> Table:
 def readiness_table(rows: list[Mapping[str, Any]]) -> Table:
     table = _table("client", "verdict")
     for row in rows:
+        if row.get("verdict") == "unknown":
+            continue  # its dialect was not probed: nothing to say here (--format json still has the row)
         because = str(row.get("because") or "")
         if row.get("without"):
             because += ("; " if because else "") + "works without " + ", ".join(row["without"])
@@ -48,11 +50,34 @@ def readiness_table(rows: list[Mapping[str, Any]]) -> Table:
     return table
 
 
+def _grouped(rows: list[Mapping[str, Any]], key: str, name: str, why: str | None = None) -> Text:
+    """One line naming the rows by their ``key`` value: ``supported: A, B · unsupported: C (404)``."""
+    groups: dict[str, list[str]] = {}
+    for row in rows:
+        shown = str(row.get(name))
+        if why is not None and row.get(key) == "unsupported" and row.get(why):
+            shown += f" ({row[why]})"
+        groups.setdefault(str(row.get(key)), []).append(shown)
+    line = Text()
+    for index, (status, names) in enumerate(groups.items()):
+        line.append(" · " if index else "")
+        line.append(status, style=STATUS_STYLES.get(status) or VERDICT_STYLES.get(status, ""))
+        line.append(": " + ", ".join(names))
+    return line
+
+
 def print_surface(console: Console, extra: Mapping[str, Any]) -> None:
-    """Both tables, when the run computed them."""
-    if extra.get("capabilities"):
+    """The capability table and the readiness per client: a line each when nothing is broken or degraded (short
+    when all is well), else the tables, a row each with the reason."""
+    capabilities, readiness = extra.get("capabilities") or [], extra.get("readiness") or []
+    if capabilities and any(row.get("status") == "broken" for row in capabilities):
         console.print()
-        console.print(capability_table(extra["capabilities"]))
-    if extra.get("readiness"):
+        console.print(capability_table(capabilities))
+    elif capabilities:
+        console.print(Text("capabilities: ").append_text(_grouped(capabilities, "status", "title", "why")))
+    if readiness and any(row.get("verdict") in ("broken", "degraded") for row in readiness):
         console.print()
-        console.print(readiness_table(extra["readiness"]))
+        console.print(readiness_table(readiness))
+    elif any(row.get("verdict") != "unknown" for row in readiness):
+        known = [row for row in readiness if row.get("verdict") != "unknown"]
+        console.print(Text("clients: ").append_text(_grouped(known, "verdict", "client")))
