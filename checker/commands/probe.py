@@ -47,6 +47,7 @@ from checker.live.reports import reporter_for
 from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
 from checker.report import ReportOptions, Reporter, Summary
 from checker.surface import features as surface_features
+from checker.surface import files as surface_files
 from checker.surface import probing as surface_probe
 from checker.surface.flow import Flow
 from checker.surface.run import FlowRun
@@ -210,11 +211,12 @@ def parse_apis(values: list[str]) -> tuple[str, ...]:
 
 
 def run(opts: ProbeOptions) -> int:
-    scenarios = suite(load_scenario_files(list(opts.scenario_files)), opts.apis)
-    flows, left = surface_probe.pick_flows(surface_features.suite(opts.apis), list(opts.scenarios))
+    user_flows, scenario_files = surface_files.split_scenario_files(list(opts.scenario_files))
+    scenarios = suite(load_scenario_files(scenario_files), opts.apis)
+    flows, left = surface_probe.pick_flows(surface_features.suite(opts.apis, user_flows), list(opts.scenarios))
     chosen = pick(scenarios, left) if left or not opts.scenarios else []
     if opts.list_scenarios:
-        return _list(chosen, opts)
+        return _list(chosen, opts, flows)
     connection = opts.connection()
     check_output(opts.engine.output)
     config = dataclasses.replace(probe_config(connection), engine=engine_options(opts.engine))
@@ -411,10 +413,11 @@ def _interrupt_note(stop: probe_run.Interrupted, total: int) -> str:
     return note
 
 
-def _list(scenarios: list[Scenario], opts: ProbeOptions) -> int:
+def _list(scenarios: list[Scenario], opts: ProbeOptions, flows: list[Flow]) -> int:
     if opts.engine.format == "json":
         rows = [{"name": s.name, "api": s.api, "expect": s.expect, "summary": s.summary, "replay": list(s.replay_names),
                  "pair": s.pair, "source": s.source, "request": s.request(opts.model or "MODEL")} for s in scenarios]
+        rows += [surface_probe.flow_row(flow) for flow in flows]
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
@@ -435,8 +438,12 @@ def _list(scenarios: list[Scenario], opts: ProbeOptions) -> int:
         if notes:
             text.append("\n" + " · ".join(notes), style="dim")
         table.add_row(s.name, s.expect, text)
+    for flow in flows:  # after the scenarios, as they run
+        table.add_row(flow.name, "flow", Text(flow.summary).append(
+            "\n" + " → ".join(f"{s.method} {s.name}" for s in flow.steps), style="dim"))
     console.print(table)
-    console.print(f"{len(scenarios)} scenarios; --scenario NAME picks some, --scenario-file adds your own.")
+    console.print(f"{len(scenarios)} scenarios, {len(flows)} flows; --scenario NAME picks some, --scenario-file "
+                  "adds your own.")
     return 0
 
 

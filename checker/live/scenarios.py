@@ -235,6 +235,8 @@ def _load_document(path: Path) -> Any:
         raise UsageError(f"{path}: not YAML: {' '.join(str(exc).split())}") from None
 
 
+load_document = _load_document  # a scenario file's parsed document (flows read theirs too: checker.surface.files)
+
 _WRAPPER_KEYS = {"request", "expect", "summary", "replay", "pair", "name", "headers", "api"}
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 

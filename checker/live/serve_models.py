@@ -51,7 +51,7 @@ def model_ids(captures: Iterable[_Capture], *, recorded: bool = True) -> list[st
     ids = [m for c in captures if recorded and (m := recorded_model(c)) is not None]
     # OpenAI lists a dated snapshot's alias too (gpt-4.1 beside gpt-4.1-2025-04-14), and answers the alias
     # with the snapshot's name: a client asks for the alias.
-    aliases = [m.group(1) for ident in ids if (m := _SNAPSHOT.fullmatch(ident)) is not None]
+    aliases = [found.group(1) for ident in ids if (found := _SNAPSHOT.fullmatch(ident)) is not None]
     return list(dict.fromkeys([*ids, *aliases, *(c.name for c in captures)]))
 
 

@@ -5,7 +5,7 @@ from checker.rules import chat, messages, replay, tools  # noqa: F401
 from checker.rules import websocket  # noqa: F401
 from checker.rules import structured  # noqa: F401
 from checker.rules import repeat  # noqa: F401
-from checker.rules import flows, models  # noqa: F401
+from checker.rules import flows, models, tool_turns  # noqa: F401
 from checker.rules.registry import FAMILIES, RULES, Rule, get, select
 from checker.rules import stored  # noqa: F401
 

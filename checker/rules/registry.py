@@ -44,6 +44,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     # Checked by flows of several requests (checker.surface), not in one stream.
     "FLW": ("flows", "flows of several requests: a step built from an earlier answer"),
     "MOD": ("models", "GET /v1/models: a valid list, and the model under test in it"),
+    "TUR": ("tool turns", "multi-step tool use: a function call's result sent back, call ids across requests"),
 }
 
 

@@ -112,7 +112,7 @@ def dialect_capability(api: str, endpoint: str, findings: Sequence[tuple[str, Fi
                        not_served: str | None) -> Capability:
     """The row of streaming on one dialect's endpoint, from the scenario suite: ``findings`` as (scenario,
     finding) in run order; broken at its first error."""
-    name, title = f"stream.{api}", f"POST /v1{endpoint} (stream)"
+    name, title = f"stream.{api}", f"streams on /v1{endpoint}"
     if not_served is not None:
         return Capability(feature=name, title=title, status="unsupported", why=not_served)
     if not probed:

@@ -39,6 +39,14 @@ def pick_flows(flows: Sequence[Flow], names: Sequence[str]) -> tuple[list[Flow],
     return chosen, [name for name in wanted if name not in mine]
 
 
+def flow_row(flow: Flow) -> dict[str, Any]:
+    """A flow as ``probe --list-scenarios --format json`` lists it."""
+    return {"name": flow.name, "api": flow.api, "expect": "flow", "summary": flow.summary, "feature": flow.feature,
+            "source": flow.source, "steps": [{"name": s.name, "method": s.method, "path": s.path, "api": s.api,
+                                              "expect": s.expect, "gate": s.gate,
+                                              "body": None if callable(s.body) else s.body} for s in flow.steps]}
+
+
 def run_after(flows: Sequence[Flow], config: ProbeConfig, scenarios: Sequence[ScenarioResult], *,
               apis: Sequence[str], not_served: Mapping[str, str],
               on_result: Callable[[ScenarioResult], None]) -> list[FlowRun]:

@@ -40,6 +40,14 @@ CAPTURES = ROOT / "captures"
 LLAMA = CAPTURES / "llama.cpp"
 NAMES = [s.name for s in BUILTIN]
 FLOW_STEPS = ["models.list"]  # the built-in flows' steps (checker.surface), after the scenarios
+
+
+def scenario_entries(entries: dict[str, Any]) -> dict[str, Any]:
+    """The scenarios' entries, after checking that the rest are flows' steps (named FLOW.STEP) after them."""
+    names = list(entries)
+    assert names[:len(NAMES)] == NAMES and all("." in name for name in names[len(NAMES):]), names
+    assert names[len(NAMES):len(NAMES) + len(FLOW_STEPS)] == FLOW_STEPS, names
+    return {name: entry for name, entry in entries.items() if name in NAMES}
 load_features()
 SCENARIOS = {s.name: s for s in BUILTIN}
 PLAIN = (LLAMA / "plain_text.sse").read_bytes()
@@ -210,9 +218,7 @@ def test_the_conforming_replay_set_is_clean(probe_server: ServerProcess, tmp_pat
     saved = tmp_path / "saved"
     proc, report = probe_json(probe_server.url, "--model", "gpt-4.1", "--save", str(saved), "--concurrency", "3")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
-    entries = by_name(report)
-    assert list(entries) == [*NAMES, *FLOW_STEPS]
-    entries = {name: entry for name, entry in entries.items() if name in NAMES}
+    entries = scenario_entries(by_name(report))
     assert report["skipped"] == [] and report["command"] == "probe"
     for name, entry in entries.items():
         assert entry["findings"] == [], (name, entry["findings"])
@@ -233,9 +239,7 @@ def test_llama_captures_show_the_documented_deviations_under_openai(llama_server
     proc, report = probe_json(llama_server.url, "--model", "m", "--profile", "openai", "--save", str(saved),
                               "--concurrency", "4")
     assert proc.returncode == 1, proc.stderr
-    entries = by_name(report)
-    assert list(entries) == [*NAMES, *FLOW_STEPS]
-    entries = {name: entry for name, entry in entries.items() if name in NAMES}
+    entries = scenario_entries(by_name(report))
     for name, entry in entries.items():
         capture = entry["http"]["replayed_as"]
         if SCENARIOS[name].expect == "stream":

@@ -13,7 +13,7 @@ whose dialect is not registered there yet (chat, until its package lands) still 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -118,6 +118,18 @@ class RequestAdapter(ABC):
     @abstractmethod
     def answer(self, obj: Mapping[str, Any]) -> Outcome | None:
         """The outcome of a non-streamed answer (a JSON object); None when it is not one of this dialect."""
+
+    # --- tool turns (checker.surface.turns) -------------------------------------------------------
+
+    @abstractmethod
+    def calls_in(self, output: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+        """(call id, tool name) of each function call in an answer's output (as its accumulator gives it)."""
+
+    @abstractmethod
+    def with_tool_results(self, body: Mapping[str, Any], output: Sequence[Mapping[str, Any]],
+                          results: Sequence[tuple[str, str]]) -> dict[str, Any]:
+        """``body`` continued statelessly: its history, the answer's ``output`` as emitted, and one tool result
+        per (call id, text); the tool choice left to the model."""
 
     # --- the history checks (checker.live.history) ------------------------------------------------
 

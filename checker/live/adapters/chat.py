@@ -14,7 +14,7 @@ the case file's ``turn: false``, so every user message starts a turn here: that 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from checker.findings import Finding
@@ -219,6 +219,16 @@ class ChatAdapter(RequestAdapter):
 
     def is_request(self, request: Mapping[str, Any]) -> bool:
         return "messages" in request
+
+    def calls_in(self, output: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+        return [(str(call.get("id")), str((call.get("function") or {}).get("name")))
+                for message in output for call in json_list(message.get("tool_calls")) if isinstance(call, Mapping)]
+
+    def with_tool_results(self, body: Mapping[str, Any], output: Sequence[Mapping[str, Any]],
+                          results: Sequence[tuple[str, str]]) -> dict[str, Any]:
+        tools = [{"role": "tool", "tool_call_id": call_id, "content": text} for call_id, text in results]
+        return {**copy.deepcopy(dict(body)), "tool_choice": "auto",
+                "messages": [*copy.deepcopy(json_list(body.get("messages"))), *copy.deepcopy(list(output)), *tools]}
 
     def is_stream(self, head: bytes) -> bool:
         return b'"chat.completion.chunk"' in head

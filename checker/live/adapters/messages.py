@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from checker.findings import Finding
@@ -177,6 +177,18 @@ class MessagesAdapter(RequestAdapter):
 
     def is_stream(self, head: bytes) -> bool:
         return b'"message_start"' in head or b"event: message_start" in head
+
+    def calls_in(self, output: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+        return [(str(block.get("id")), str(block.get("name"))) for message in output
+                for block in json_list(message.get("content"))
+                if isinstance(block, Mapping) and block.get("type") == "tool_use"]
+
+    def with_tool_results(self, body: Mapping[str, Any], output: Sequence[Mapping[str, Any]],
+                          results: Sequence[tuple[str, str]]) -> dict[str, Any]:
+        blocks = [{"type": "tool_result", "tool_use_id": call_id, "content": text} for call_id, text in results]
+        messages = [*copy.deepcopy(json_list(body.get("messages"))), *copy.deepcopy(list(output)),
+                    {"role": "user", "content": blocks}]
+        return {**copy.deepcopy(dict(body)), "messages": messages, "tool_choice": {"type": "auto"}}
 
     def accumulator(self) -> Accumulator:
         return _Answer()

@@ -293,6 +293,17 @@ class ResponsesAdapter(RequestAdapter):
     def is_request(self, request: Mapping[str, Any]) -> bool:
         return "input" in request or "messages" not in request
 
+    def calls_in(self, output: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+        return [(str(item.get("call_id")), str(item.get("name"))) for item in output
+                if item.get("type") == "function_call"]
+
+    def with_tool_results(self, body: Mapping[str, Any], output: Sequence[Mapping[str, Any]],
+                          results: Sequence[tuple[str, str]]) -> dict[str, Any]:
+        given = [dict(item) for _, item in responses_input(body)]
+        outputs = [{"type": "function_call_output", "call_id": call_id, "output": text} for call_id, text in results]
+        return {**copy.deepcopy(dict(body)), "input": [*given, *copy.deepcopy(list(output)), *outputs],
+                "tool_choice": "auto"}
+
     def is_stream(self, head: bytes) -> bool:
         return b'"response.' in head
 

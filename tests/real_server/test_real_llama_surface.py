@@ -1,0 +1,40 @@
+"""The surface a client relies on, against the real llama-server (``make test-real-server``): the capability
+table and the per-client readiness the probe reports, pinned to what the server does.
+
+Found by running it (llama-server b-series, one model, ``--jinja``): it lists its one model under the file's
+alias, answers any model name (MOD003, a known deviation of the llama.cpp profile), takes a tool's result back
+in all three dialects (function_call_output, tool message, tool_result block), and accepts a result for a call
+id that no call has (HTP005 on each ``tool_turn.orphan``), where OpenAI and Anthropic answer 400.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from test_real_llama_server import MODEL, by_name, run_json
+
+
+def test_the_capability_table_and_readiness_of_the_real_server(real_llama: Any) -> None:
+    code, report = run_json("probe", real_llama.url, "--model", MODEL, "--profile", "llama.cpp",
+                            "-s", "plain_text,models,tool_turn")
+    rows = {row["feature"]: row for row in report["capabilities"]}
+    assert {name: row["status"] for name, row in rows.items()} == {
+        "stream.responses": "supported", "stream.chat": "supported", "stream.messages": "supported",
+        "models": "supported", "tool_turn.responses": "supported", "tool_turn.chat": "supported",
+        "tool_turn.messages": "supported"}
+    # It lists its one model by the file it was loaded from, and answers the name the probe sends.
+    assert rows["models"]["finding"]["code"] == "MOD003" and "tiny-qwen3-random.gguf" in rows["models"]["why"]
+    entries = by_name(report)
+    loud = {name: sorted({f["code"] for f in e["findings"] if f["severity"] != "info"}) for name, e in entries.items()}
+    # A tool result for a call id no call has is answered as a success in every dialect.
+    assert {name: found for name, found in loud.items() if found} == {
+        "tool_turn.orphan": ["HTP005"], "chat/tool_turn.orphan": ["HTP005"], "messages/tool_turn.orphan": ["HTP005"]}
+    assert code == 1
+    verdicts = {r["client"]: r for r in report["readiness"]}
+    # What the strict Responses accumulators meet in its plain_text stream (known deviations still break them);
+    # codex, the Agents SDK and the Anthropic SDKs get what they need, tool turns included.
+    assert {c: r["verdict"] for c, r in verdicts.items()} == {
+        "openai-python": "broken", "openai-node": "broken", "codex": "ready", "openai-agents": "ready",
+        "anthropic-python": "ready", "anthropic-ts": "ready"}
+    assert verdicts["openai-python"]["finding"]["code"] == "CNT001"
+    assert verdicts["openai-node"]["finding"]["code"] == "ITM001"
