@@ -92,7 +92,9 @@ def capability(name: str, outcomes: Sequence[FlowOutcome]) -> Capability:
     flows = tuple(o.flow for o in outcomes)
     failed = [(o, step, f) for o in outcomes for step, f in o.failures]
     if failed:
-        _, step, finding = failed[0]
+        # The feature's own finding says best what broke (TUR001 rather than the HTP001 of the same answer).
+        own = [entry for entry in failed if feature is not None and entry[2].code[:3] in feature.families]
+        _, step, finding = (own or failed)[0]
         return Capability(feature=name, title=title, status="broken", why=finding.message,
                           finding=finding_ref(step, finding), flows=flows)
     answered = [o for o in outcomes if o.unsupported is None and o.not_checked is None]

@@ -65,8 +65,9 @@ def capability_rows(apis: Sequence[str], scenarios: Sequence[ScenarioResult], no
                     runs: Sequence[FlowRun]) -> list[Capability]:
     """The capability table: streaming on each dialect probed (from the scenarios), then each feature."""
     rows = []
-    for api in apis:
-        mine = [r for r in scenarios if r.scenario.api == api and r.result is not None]
+    steps = [r for flow_run in runs for r in flow_run.results]
+    for api in apis:  # every answer of its endpoint: the scenarios', then the flows' steps'
+        mine = [r for r in [*scenarios, *steps] if r.scenario.api == api and r.result is not None]
         findings = [(r.scenario.name, f) for r in mine if r.result is not None for f in r.result.findings]
         rows.append(dialect_capability(api, adapters.get(api).endpoint, findings, probed=bool(mine),
                                        not_served=not_served.get(api)))

@@ -84,3 +84,47 @@ def test_save_writes_the_flow_record_and_the_step_s_exchange(serve: Any, tmp_pat
     from checker.surface.record import FlowRecord
 
     assert [f.code for _, f in judge_record(FlowRecord.from_dict(record))] == ["MOD001"]
+
+
+def _turn_set(root: Path, answer: str) -> Path:
+    """A replay folder for the Responses tool turn: the call from the real llama-server, and as the second
+    answer (``replay-continue-exact``) the capture ``answer`` of captures/llama.cpp."""
+    root.mkdir()
+    for path in LLAMA_CAPTURES.glob("reasoning_one_call.*"):
+        (root / path.name).write_bytes(path.read_bytes())
+    for path in LLAMA_CAPTURES.glob(f"{answer}.*"):
+        if path.name.endswith((".sse", ".headers.txt", ".request.json")):
+            (root / path.name.replace(answer, "replay-continue-exact")).write_bytes(path.read_bytes())
+    return root
+
+
+def test_a_tool_turn_whose_result_is_taken_is_supported(serve: Any) -> None:
+    server = serve(str(LLAMA_CAPTURES))
+    _, report = probe(server.url, "-s", "tool_turn", "--profile", "llama.cpp")
+    assert [f["path"] for f in report["files"]] == ["tool_turn.call", "tool_turn.answer", "tool_turn.orphan"]
+    assert row(report, "tool_turn.responses")["status"] == "supported"
+    assert codes(report, "tool_turn.orphan") == []  # refused 400, as it must be
+
+
+def test_a_refused_tool_result_is_tur001_and_breaks_the_agents(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(_turn_set(tmp_path / "set", "error_previous_response_id")))
+    proc, report = probe(server.url, "-s", "plain_text,tool_turn", "--profile", "llama.cpp")
+    assert proc.returncode == 1
+    assert "TUR001" in codes(report, "tool_turn.answer")
+    turn = row(report, "tool_turn.responses")
+    assert turn["status"] == "broken" and turn["finding"]["code"] == "TUR001"
+    verdicts = {r["client"]: r for r in report["readiness"]}
+    # codex meets the refusal itself (HTP001 on the second request: its matrix cell); the Agents SDK, which
+    # that finding does not name, is broken by the capability it requires.
+    codex, agents = verdicts["codex"], verdicts["openai-agents"]
+    assert codex["verdict"] == "broken" and codex["because"].startswith("tool_turn.answer: ")
+    assert codex["finding"]["code"] == "HTP001"
+    assert agents["verdict"] == "broken" and agents["finding"]["code"] == "TUR001"
+    assert agents["because"].startswith("needs tool turns on /v1/responses, which is broken")
+
+
+def test_a_call_id_reused_by_the_second_answer_is_tur002(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(_turn_set(tmp_path / "set", "reasoning_one_call")))
+    _, report = probe(server.url, "-s", "tool_turn", "--profile", "llama.cpp")
+    assert "TUR002" in codes(report, "tool_turn.answer")
+    assert row(report, "tool_turn.responses")["status"] == "broken"
