@@ -369,6 +369,8 @@ def _answer_findings(meta: Mapping[str, Any], status: int, kind: str, *, body: b
     elif status != 200:
         reason = str(meta.get("reason") or "").strip()
         head.append(_status_finding(meta, status, reason, expect, body, shape, request, invalid))
+        if status == 429 and header(meta, "retry-after") is None and header(meta, "retry-after-ms") is None:
+            head.append(rules.RATE_LIMITED_BLIND.finding(_START))
     malformed = request_checks.malformed(invalid)
     if ok and malformed and expect != "error":
         outcome = f"HTTP {status}" + (f", ended by {result.terminal or 'no terminal event'}" if streamed else "")

@@ -221,7 +221,8 @@ FAULTS: tuple[FaultSpec, ...] = (
     FaultSpec("status", "status", "CODE", _status,
               "answer HTTP CODE (400-599) with an OpenAI-style JSON error body instead of the capture"),
     FaultSpec("retry-after", "retry_after", "S", _header_text,
-              "Retry-After value sent with a status fault (default: 1 for 429 and 503, none otherwise)"),
+              "Retry-After value sent with a status fault (default: 1 for 429 and 503, none otherwise; "
+              "`none`: no Retry-After at all)"),
     FaultSpec("redirect", "redirect", "URL", _url,
               "answer 307 Temporary Redirect to URL (a path or an absolute URL); a request that already "
               "asks for URL's path is served normally, so following the redirect ends"),
@@ -362,5 +363,5 @@ def status_error(status: int) -> dict[str, Any]:
 def retry_after(faults: Faults) -> str | None:
     """The Retry-After header value for a status fault, if any."""
     if faults.retry_after is not None:
-        return faults.retry_after
+        return None if faults.retry_after.lower() == "none" else faults.retry_after
     return "1" if faults.status in (429, 503) else None

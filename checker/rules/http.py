@@ -318,3 +318,20 @@ UNSUPPORTED_FEATURE = rule(
     bad="http/HTP022-unsupported-feature.sse",
     good=GOOD,
 )
+RATE_LIMITED_BLIND = rule(
+    "HTP023", "rate-limited-without-retry-after", "warning",
+    "HTTP 429 without Retry-After or retry-after-ms: clients cannot tell when to try again",
+    summary="Flags a 429 Too Many Requests answered without a `Retry-After` (or `retry-after-ms`) header.",
+    why="openai-python retries a 429 (twice by default) after the delay the server asks for in `retry-after-ms` "
+        "or `Retry-After` (up to a cap); without either it falls back to its own exponential backoff "
+        "(0.5 s, 1 s, … with jitter), which knows nothing of the server's window, so it retries too early and "
+        "gives up with a RateLimitError while the limit still holds, and a fleet of clients retries in step. "
+        "RFC 6585 says a 429 MAY carry Retry-After; the OpenAI API sends rate-limit headers with every 429.",
+    sources=("RFC 6585 §4 (429 Too Many Requests, Retry-After)", "RFC 9110 §10.2.3 (Retry-After)",
+             "openai-python src/openai/_base_client.py (_parse_retry_after_header: retry-after-ms, then "
+             "Retry-After; _calculate_retry_timeout: the server's delay, else exponential backoff; _should_retry)",
+             "openai-node src/client.ts (shouldRetry, retryRequest: retry-after-ms, retry-after)"),
+    clients=("openai-python", "openai-node"),
+    bad="http/HTP023-rate-limited-without-retry-after.sse",
+    good=GOOD,
+)
