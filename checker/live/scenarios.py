@@ -120,6 +120,18 @@ TRUNCATE_AT = 16
 # captures' model and flags (reasoning budget 10) is cut right after the call's "{" (captures/llama.cpp).
 CALL_TRUNCATE_AT = 24
 INVALID_MODEL = "sse-check-no-such-model"
+# The structured_output scenario's answer: strict-mode JSON Schema (every property required, no others), which
+# OpenAI, Anthropic and llama-server's grammar all accept.
+WEATHER_ANSWER: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "temperature": {"type": "integer"},
+        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+    },
+    "required": ["city", "temperature", "unit"],
+    "additionalProperties": False,
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

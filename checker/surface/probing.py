@@ -15,7 +15,7 @@ from checker.engine import LintResult
 from checker.live import adapters
 from checker.live.probe import ProbeConfig, ScenarioResult
 from checker.surface import features
-from checker.surface.capability import Capability, capability, dialect_capability
+from checker.surface.capability import Capability, capability, dialect_capability, feature_families
 from checker.surface.flow import Flow
 from checker.surface.readiness import readiness
 from checker.surface.run import Context, FlowRun, run
@@ -66,9 +66,11 @@ def capability_rows(apis: Sequence[str], scenarios: Sequence[ScenarioResult], no
     """The capability table: streaming on each dialect probed (from the scenarios), then each feature."""
     rows = []
     steps = [r for flow_run in runs for r in flow_run.results]
+    own = feature_families()
     for api in apis:  # every answer of its endpoint: the scenarios', then the flows' steps'
         mine = [r for r in [*scenarios, *steps] if r.scenario.api == api and r.result is not None]
-        findings = [(r.scenario.name, f) for r in mine if r.result is not None for f in r.result.findings]
+        findings = [(r.scenario.name, f) for r in mine if r.result is not None for f in r.result.findings
+                    if f.code[:3] not in own]  # a feature's own findings (FMT) decide its row, not streaming's
         rows.append(dialect_capability(api, adapters.get(api).endpoint, findings, probed=bool(mine),
                                        not_served=not_served.get(api)))
     by_feature: dict[str, list[Any]] = {}

@@ -54,6 +54,10 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
                                                "(FunctionCallOutput)"),
         Reliance("tool_turn.chat", False, "openai-python src/openai/types/chat/"
                                           "chat_completion_tool_message_param.py"),
+        Reliance("structured_output.responses", False, "openai-python src/openai/lib/_parsing/_responses.py "
+                                                       "(parse_text: responses.parse(), text_format=)"),
+        Reliance("structured_output.chat", False, "openai-python src/openai/lib/_parsing/_completions.py "
+                                                  "(_parse_content: chat.completions.parse())"),
     ),
     "openai-node": (
         Reliance("models", False, "openai-node src/resources/models.ts (client.models.list())"),
@@ -61,6 +65,9 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
                                                "(ResponseInputItem.FunctionCallOutput)"),
         Reliance("tool_turn.chat", False, "openai-node src/resources/chat/completions/completions.ts "
                                           "(ChatCompletionToolMessageParam)"),
+        Reliance("structured_output.responses", False, "openai-node src/lib/ResponsesParser.ts (parseResponse: "
+                                                       "every json_schema answer is parsed)"),
+        Reliance("structured_output.chat", False, "openai-node src/lib/parser.ts (parseResponseFormatContent)"),
     ),
     "codex": (
         Reliance("tool_turn.responses", True, "codex codex-rs/protocol/src/models.rs (every tool call's result "
@@ -72,9 +79,13 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
                                               "run loop sends each function_call_output back)"),
         Reliance("tool_turn.chat", False, "openai-agents-python src/agents/models/chatcmpl_converter.py (tool "
                                           "messages for OpenAIChatCompletionsModel)"),
+        Reliance("structured_output.responses", False, "openai-agents-python src/agents/agent_output.py "
+                                                       "(an agent's output_type is a strict json_schema format)"),
     ),
     "anthropic-python": (
         Reliance("tool_turn.messages", False, "anthropic-sdk-python src/anthropic/types/tool_result_block_param.py"),
+        Reliance("structured_output.messages", False, "anthropic-sdk-python src/anthropic/lib/_parse/_response.py "
+                                                      "(parse_text: messages.parse(), output_format=)"),
     ),
     "anthropic-ts": (
         Reliance("tool_turn.messages", False, "anthropic-sdk-typescript src/resources/messages/messages.ts "

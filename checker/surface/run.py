@@ -33,7 +33,7 @@ from checker.live.probe_run import MISSING_STATUSES
 from checker.live.saving import write_atomic
 from checker.live.scenarios import Scenario
 from checker.profiles import OPENAI
-from checker.surface.capability import FlowOutcome
+from checker.surface.capability import FEATURES, FlowOutcome
 from checker.surface.flow import Flow, Step, UnresolvedReference, step_body, step_path
 from checker.surface.judging import NOT_BUILT, judge_record
 from checker.surface.record import FlowRecord, StepRecord
@@ -130,6 +130,14 @@ def _failed(step: Step, outcome: ScenarioResult) -> Finding | None:
     return ranked[0] if ranked else None
 
 
+def _own_findings(feature: str, outcome: ScenarioResult) -> list[Finding]:
+    """A step's findings (its stream's, its body's) of its feature's own families: they decide the feature's row
+    like its judge's (structured output is judged on the stream, where the finish and a refusal are known)."""
+    own = FEATURES[feature].families if feature in FEATURES else ()
+    found = outcome.result.findings if outcome.result is not None else []
+    return [f for f in found if f.code[:3] in own and f.severity > Severity.INFO]
+
+
 def _attach(outcome: ScenarioResult | None, finding: Finding) -> None:
     if outcome is not None and outcome.result is not None:
         outcome.result.findings = sorted([*outcome.result.findings, finding],
@@ -192,6 +200,8 @@ class _FlowRunner:
         if failure is not None:
             outcome.failures.append((sid, failure))
             return False
+        for finding in _own_findings(self.flow.feature, result):  # a stream's checks of the feature (FMT)
+            (outcome.failures if finding.severity >= Severity.ERROR else outcome.warnings).append((sid, finding))
         return True
 
     def _judge(self) -> None:

@@ -58,6 +58,8 @@ class Ask:
     parallel: bool | None = None  # parallel tool calls allowed (None: not said)
     model: str | None = None  # a fixed model (the invalid_model scenario)
     malformed: bool = False  # the history is not a valid one (an object where a list or string belongs)
+    # A strict structured-output answer of this JSON Schema (named ``answer``; docs/spec.md §8), or none.
+    answer_schema: Mapping[str, Any] | None = None
 
 
 class Accumulator(ABC):

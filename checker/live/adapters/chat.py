@@ -194,7 +194,7 @@ class ChatAdapter(RequestAdapter):
     reasoning_where = "reasoning_content or reasoning field"
     words = {"limit": "max_tokens", "cut": 'finish_reason "length"', "failed": "an error object",
              "entries": "messages", "history": "messages", "no_reasoning": "none asked for",
-             "one_call": 'tool_choice "required", parallel_tool_calls false'}
+             "one_call": 'tool_choice "required", parallel_tool_calls false', "format": "response_format"}
     # Without it no usage chunk is sent, and the usage rules have nothing to check.
     stream_fields = {"stream_options": {"include_usage": True}}
 
@@ -214,6 +214,9 @@ class ChatAdapter(RequestAdapter):
             body["parallel_tool_calls"] = ask.parallel
         if ask.reasoning not in (None, "none"):
             body["reasoning_effort"] = ask.reasoning
+        if ask.answer_schema is not None:
+            body["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": "answer", "strict": True, "schema": copy.deepcopy(dict(ask.answer_schema))}}
         body["max_tokens"] = ask.max_tokens
         return body
 

@@ -131,7 +131,7 @@ class MessagesAdapter(RequestAdapter):
     reasoning_where = "thinking block"
     words = {"limit": "max_tokens", "cut": 'stop_reason "max_tokens"', "failed": "an error event",
              "entries": "messages", "history": "messages", "no_reasoning": "thinking disabled",
-             "one_call": 'tool_choice "any", disable_parallel_tool_use'}
+             "one_call": 'tool_choice "any", disable_parallel_tool_use', "format": "output_config.format"}
     request_headers = (("anthropic-version", API_VERSION),)
     usage_legend = ("input_tokens: every prompt token (Anthropic's input_tokens + cache_read_input_tokens + "
                     "cache_creation_input_tokens); cached_tokens: cache_read_input_tokens; cache_written: "
@@ -156,6 +156,9 @@ class MessagesAdapter(RequestAdapter):
             # thinking with a forced tool; both leave it unsaid (a server that reasons by default still does).
             body["thinking"] = {"type": "enabled", "budget_tokens": THINKING_BUDGET}
             body["max_tokens"] = ask.max_tokens + THINKING_BUDGET
+        if ask.answer_schema is not None:
+            body["output_config"] = {"format": {"type": "json_schema",
+                                                "schema": copy.deepcopy(dict(ask.answer_schema))}}
         return body
 
     def is_request(self, request: Mapping[str, Any]) -> bool:
@@ -163,7 +166,8 @@ class MessagesAdapter(RequestAdapter):
         tool_choice, content blocks of Anthropic's kinds (a bare messages list is taken as chat's)."""
         if "messages" not in request:
             return False
-        if any(k in request for k in ("thinking", "system", "stop_sequences", "anthropic_version")):
+        if any(k in request for k in ("thinking", "system", "stop_sequences", "anthropic_version", "output_config",
+                                      "output_format")):
             return True
         tools = json_list(request.get("tools"))
         if any(isinstance(t, Mapping) and "input_schema" in t for t in tools):

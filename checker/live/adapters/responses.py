@@ -274,7 +274,7 @@ class ResponsesAdapter(RequestAdapter):
     reasoning_where = "reasoning item"
     words = {"limit": "max_output_tokens", "cut": "response.incomplete (max_output_tokens)",
              "failed": "response.failed", "entries": "items", "history": "input", "no_reasoning": "reasoning effort none",
-             "one_call": 'tool_choice "required", parallel_tool_calls false'}
+             "one_call": 'tool_choice "required", parallel_tool_calls false', "format": "text.format"}
 
     def scenario_body(self, ask: Ask) -> dict[str, Any]:
         body: dict[str, Any] = {} if ask.model is None else {"model": ask.model}
@@ -287,6 +287,9 @@ class ResponsesAdapter(RequestAdapter):
             body["parallel_tool_calls"] = ask.parallel
         if ask.reasoning is not None:
             body["reasoning"] = {"effort": ask.reasoning}
+        if ask.answer_schema is not None:
+            body["text"] = {"format": {"type": "json_schema", "name": "answer", "strict": True,
+                                       "schema": copy.deepcopy(dict(ask.answer_schema))}}
         body["max_output_tokens"] = ask.max_tokens
         return body
 

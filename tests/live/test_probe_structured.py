@@ -1,0 +1,116 @@
+"""The probe's structured-output flows (docs/spec.md §8, checker/surface/structured.py) against a real replay
+server (``sse-check serve``) on loopback: each dialect asks for a strict JSON answer in its own words, the answer
+is judged against the schema the probe sent, the capability table says so per dialect, and the saved captures
+lint the same."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from checker.live.scenarios import WEATHER_ANSWER
+from checker.surface.structured import flows
+from checker.structured_output import RequestedFormat
+from checker import dialects
+from checker.synth import ChatStreamBuilder, encode, encode_chat
+from checker.synth.messages import MessagesStreamBuilder
+from checker.synth.messages import encode as encode_messages
+from checker.synth.responses import ResponsesStream, usage
+from tests.live.conftest import ROOT
+
+GOOD = ['{"city": "Paris", ', '"temperature": 21, "unit": "celsius"}']
+FENCED = ['```json\n{"city": "Paris", "temperature": 21, ', '"unit": "celsius"}\n```']
+WRONG = ['{"city": "Paris", "temperature": "warm", ', '"unit": "celsius"}']
+
+
+def responses_answer(deltas: list[str]) -> bytes:
+    stream = ResponsesStream("probe-structured").start()
+    stream.message(deltas)
+    return encode(stream.completed(usage(20, len(deltas))).events)
+
+
+def chat_answer(deltas: list[str]) -> bytes:
+    builder = ChatStreamBuilder()
+    builder.text(deltas)
+    return encode_chat(builder.chunks(usage=True))
+
+
+def messages_answer(deltas: list[str]) -> bytes:
+    return encode_messages(MessagesStreamBuilder(name="probe-structured").text(deltas).events())
+
+
+def replay_folder(root: Path, responses: list[str], chat: list[str], messages: list[str]) -> Path:
+    """A replay folder answering structured_output in each dialect with the given text."""
+    for folder, body in ((root, responses_answer(responses)), (root / "chat", chat_answer(chat)),
+                         (root / "messages", messages_answer(messages))):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "structured_output.sse").write_bytes(body)
+    return root
+
+
+def run(*args: str) -> tuple[int, dict[str, Any]]:
+    env = {**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": ""}
+    proc = subprocess.run([sys.executable, "-m", "checker", *args, "--format", "json"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120, env=env)
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def findings(report: dict[str, Any]) -> dict[str, list[str]]:
+    return {entry["path"]: [f["code"] for f in entry["findings"] if f["severity"] != "info"]
+            for entry in report["files"]}
+
+
+def rows(report: dict[str, Any]) -> dict[str, str]:
+    return {row["feature"]: row["status"] for row in report["capabilities"]
+            if row["feature"].startswith("structured_output")}
+
+
+STEP = "structured_output.answer"
+
+
+def test_each_dialect_asks_for_the_same_strict_json_answer_in_its_own_words() -> None:
+    expected = RequestedFormat("json_schema", "", WEATHER_ANSWER, True)
+    for flow in flows(("responses", "chat", "messages")):
+        assert flow.api is not None
+        dialect = dialects.get(flow.api)
+        assert dialect.requested_format is not None
+        asked = dialect.requested_format(flow.steps[0].body)
+        assert asked is not None and (asked.kind, asked.schema, asked.strict) == (
+            expected.kind, expected.schema, expected.strict), (flow.api, asked)
+
+
+def test_the_probe_judges_each_dialects_answer_against_the_schema_it_sent(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(replay_folder(tmp_path / "replay", GOOD, FENCED, WRONG)))
+    saved = tmp_path / "saved"
+    code, report = run("probe", server.url, "--model", "m", "-s", "structured_output", "--clients",
+                       "--save", str(saved))
+    assert code == 1
+    assert findings(report) == {STEP: [], f"chat/{STEP}": ["FMT001"], f"messages/{STEP}": ["FMT002"]}
+    assert rows(report) == {"structured_output.responses": "supported", "structured_output.chat": "broken",
+                            "structured_output.messages": "broken"}
+    streaming = {row["feature"]: row["status"] for row in report["capabilities"] if row["feature"].startswith("stream.")}
+    assert set(streaming.values()) == {"supported"}  # the FMT findings decide their own rows only
+    readiness = {row["client"]: row["verdict"] for row in report["readiness"]}
+    assert readiness["openai-node"] == "degraded" and readiness["anthropic-python"] == "degraded"
+    chat = next(e for e in report["files"] if e["path"] == f"chat/{STEP}")
+    verdicts = {c: cell["verdict"] for c, cell in chat["clients"].items()} if isinstance(chat["clients"], dict) \
+        else {cell["client"]: cell["verdict"] for cell in chat["clients"]}
+    assert verdicts["openai-node"] == "breaks"  # it parses a json_schema answer (docs/spec.md §8.3)
+    # the saved captures carry the probe's request: lint judges them the same
+    lint_code, linted = run("lint", str(saved))
+    assert lint_code == 1
+    assert findings(linted) == {str(saved / f"{STEP}.sse"): [], str(saved / "chat" / f"{STEP}.sse"): ["FMT001"],
+                                str(saved / "messages" / f"{STEP}.sse"): ["FMT002"]}
+
+
+def test_a_server_that_follows_the_format_passes(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(replay_folder(tmp_path / "replay", GOOD, GOOD, GOOD)))
+    code, report = run("probe", server.url, "--model", "m", "-s", "structured_output")
+    assert code == 0, report["summary"]
+    assert findings(report) == {STEP: [], f"chat/{STEP}": [], f"messages/{STEP}": []}
+    assert set(rows(report).values()) == {"supported"}
