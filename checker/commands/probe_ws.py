@@ -11,6 +11,7 @@ so only Responses scenarios run.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -20,11 +21,16 @@ from checker.errors import UsageError
 from checker.live.probe import ProbeConfig, ProbeLintResult
 from checker.live.scenarios import Scenario
 from checker.live.ws_probe import SAVED_NAME, WsProbeResult, probe_websocket
-from checker.ws_checks import NORMAL_CLOSE, describe_close
+from checker.findings import Severity
 from checker.live.reports import reporter_for
 from checker.report import Summary
+from checker.surface.capability import Capability, finding_ref
+from checker.surface.readiness import readiness
+from checker.ws_checks import NORMAL_CLOSE, describe_close
 
 TRANSPORTS = ("sse", "websocket")
+WS_FEATURE = "websocket.responses"
+WS_TITLE = "WebSocket /v1/responses (response.create)"
 
 
 def websocket_scenarios(chosen: Sequence[Scenario]) -> list[Scenario]:
@@ -47,6 +53,26 @@ def connection_facts(outcome: WsProbeResult) -> dict[str, Any]:
             "timings": {"total": outcome.seconds}, "saved": outcome.saved}
 
 
+def websocket_capability(outcome: WsProbeResult) -> Capability:
+    """The capability row of the WebSocket mode: unsupported (the upgrade refused), not checked (no
+    response.create answered), broken at its first error, else supported (its warnings named)."""
+    if outcome.unsupported is not None:
+        return Capability(feature=WS_FEATURE, title=WS_TITLE, status="unsupported", why=outcome.unsupported)
+    result = outcome.result
+    if result is None or not any(o.skipped is None for o in outcome.outcomes or []):
+        return Capability(feature=WS_FEATURE, title=WS_TITLE, status="not checked",
+                          why="no response.create was answered")
+    errors = [f for f in result.findings if f.severity >= Severity.ERROR]
+    if errors:
+        more = f" (and {len(errors) - 1} more error(s))" if len(errors) > 1 else ""
+        return Capability(feature=WS_FEATURE, title=WS_TITLE, status="broken", why=f"{errors[0].message}{more}",
+                          finding=finding_ref(SAVED_NAME, errors[0]))
+    warned = [f for f in result.findings if f.severity >= Severity.WARNING]
+    return Capability(feature=WS_FEATURE, title=WS_TITLE, status="supported",
+                      why="; ".join(dict.fromkeys(f"{f.code} {f.message}" for f in warned)),
+                      finding=finding_ref(SAVED_NAME, warned[0]) if warned else None)
+
+
 def run(opts: object, config: ProbeConfig, chosen: Sequence[Scenario]) -> int:
     """Probe, report, and return the exit code (as ``probe``: 0 clean, 1 findings at --fail-on, 2 usage)."""
     engine = getattr(opts, "engine")
@@ -55,8 +81,12 @@ def run(opts: object, config: ProbeConfig, chosen: Sequence[Scenario]) -> int:
         raise UsageError("--transport websocket: no Responses scenario chosen (the WebSocket mode is the "
                          "Responses API's only)")
     outcome = asyncio.run(probe_websocket(config, scenarios))
+    row = websocket_capability(outcome)
     if outcome.unsupported is not None:
-        print(f"websocket: unsupported: {outcome.unsupported}")
+        if getattr(engine, "format", "text") == "text":
+            print(f"websocket: unsupported: {outcome.unsupported}")
+        else:  # a machine-readable report still says it, as the capability table's one row
+            print(json.dumps({"capabilities": [row.as_dict()]}, indent=2))
         return 0
     assert outcome.result is not None
     gate = baseline_run(engine)
@@ -65,7 +95,9 @@ def run(opts: object, config: ProbeConfig, chosen: Sequence[Scenario]) -> int:
                                "apis": ["responses"], "transport": "websocket"},
                     "skipped": [{"scenario": o.scenario, "reason": o.skipped}
                                 for o in outcome.outcomes or [] if o.skipped],
-                    "not_served": []}
+                    "not_served": [],
+                    "capabilities": [row.as_dict()],
+                    "readiness": [r.as_dict() for r in readiness([(SAVED_NAME, outcome.result)], [row])]}
     summary = Summary()
     with open_output(engine.output) as stream:
         reporter = reporter_for("probe", engine.format)(stream, report)

@@ -74,6 +74,10 @@ def test_a_faithful_server_passes_and_the_saved_transcript_lints_the_same(ws_ser
     sends = [json.loads(r["send"]) for r in records if "send" in r]
     assert sends[-1]["previous_response_id"] == http["responses"][0]["response_id"]
     assert all(s["type"] == "response.create" and "stream" not in s for s in sends)
+    # The capability table's row of the WebSocket mode, and every client's readiness from the same findings.
+    (row,) = report["capabilities"]
+    assert row["feature"] == "websocket.responses" and row["status"] == "supported", row
+    assert {r["client"] for r in report["readiness"]} >= {"openai-python", "codex"}
 
 
 FAULTED = [
@@ -104,6 +108,8 @@ def test_each_fault_gives_its_rule_live_and_in_the_lint_of_the_saved_transcript(
     if fault.startswith("swap"):
         assert found and not wsk, found  # the same machine as SSE: events out of order are its findings
     assert lint_codes(tmp_path / "saved" / SAVED) == found
+    (row,) = report["capabilities"]
+    assert row["feature"] == "websocket.responses" and row["status"] == "broken" and row["finding"]["code"] in found
 
 
 def test_a_request_refused_with_an_error_event_is_wsk010(serve: Any, tmp_path: Path) -> None:
@@ -140,13 +146,21 @@ def test_a_server_without_the_websocket_mode_is_one_unsupported_line(tmp_path: P
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        proc, report = probe(f"http://127.0.0.1:{server.server_address[1]}", tmp_path)
+        proc, report = probe(f"http://127.0.0.1:{server.server_address[1]}", tmp_path, "--format", "text")
     finally:
         server.shutdown()
         server.server_close()
     assert report is None and proc.returncode == 0 and not list((tmp_path / "saved").glob("*.ws.jsonl"))
     assert proc.stdout.strip().splitlines() == [proc.stdout.strip()]
     assert proc.stdout.startswith("websocket: unsupported: HTTP 404")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _NoWebSocket)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:  # --format json: the same, as the capability table's one row
+        proc, report = probe(f"http://127.0.0.1:{server.server_address[1]}", tmp_path)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert report is not None and [r["status"] for r in report["capabilities"]] == ["unsupported"]
 
 
 def test_a_bad_fault_header_is_an_error_event_then_a_close(ws_server: ServerProcess) -> None:
