@@ -38,6 +38,8 @@ MISMATCH = ['{"city": "Paris", ', '"population": "about two million"}']
 ARRAY = ['["Paris", ', '"Tokyo"]']
 NAN = ['{"city": "Paris", "population": NaN}']
 REFUSAL = ["I'm sorry, I can't ", "help with that."]
+# The token limit of a cut Responses answer: the smallest OpenAI accepts (its request schema's minimum).
+CUT_AT = 16
 # A schema jsonschema-rs refuses ("type" must name a JSON type).
 BROKEN_SCHEMA: dict[str, Any] = {"type": "citystate"}
 
@@ -91,7 +93,7 @@ CASES: tuple[tuple[str, str, str, bool, dict[str, Any] | None, list[str], str, t
 
 
 def responses_capture(name: str, deltas: list[str], ending: str) -> bytes:
-    stream = ResponsesStream(f"structured/{name}", max_output_tokens=8 if ending == "cut" else None).start()
+    stream = ResponsesStream(f"structured/{name}", max_output_tokens=CUT_AT if ending == "cut" else None).start()
     if ending == "refusal":
         stream.refusal(deltas)
     else:
@@ -125,7 +127,7 @@ def captures() -> Iterator[tuple[Path, dict[str, Any], bytes]]:
         yield (place("structured", name),
                {"model": "gpt-test", "input": "Which city?", "stream": True,
                 **responses_format(kind, strict=strict, schema=schema),
-                **({"max_output_tokens": 8} if ending == "cut" else {})},
+                **({"max_output_tokens": CUT_AT} if ending == "cut" else {})},
                head + responses_capture(name, deltas, ending))
         yield (place("chat/structured", name),
                {"model": "gpt-test", "messages": [{"role": "user", "content": "Which city?"}], "stream": True,

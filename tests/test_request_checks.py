@@ -126,8 +126,9 @@ def test_a_refused_invalid_request_is_right_and_a_refused_feature_unsupported() 
 def test_other_errors_stay_status_not_ok() -> None:
     # a valid request refused for a reason it does not name, a rate limit, authentication, a server fault
     assert codes(meta(VALID), error("The model 'm' does not exist", "model")) == ["HTP001"]
+    # (a 429 without Retry-After is HTP023 too: this is about the request's fields, which it does not blame)
     assert codes(meta({**VALID, "previous_response_id": "r"}, status=429), error("previous_response_id: slow")) \
-        == ["HTP001"]
+        == ["HTP001", "HTP023"]
     assert codes(meta({"input": 1}, status=401), error("no key")) == ["HTP001"]  # says nothing about the body
     assert codes(meta({"input": 1}, status=500), error("boom")) == ["HTP001"]
     assert codes(meta(None), error("bad")) == ["HTP001"]  # no request recorded: nothing to judge it by
