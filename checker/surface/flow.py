@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
@@ -85,6 +85,9 @@ class Flow:
     api: str | None = None  # the dialect it is written in, if one
     source: str = "built-in"
     details: Mapping[str, Any] = field(default_factory=dict)  # what the judge needs to know (the ids sent)
+    # A flow that is no sequence of template steps (stored responses: every answer kept whole, polling until a
+    # status settles) runs itself: ``await runner(client, config, context)`` gives its FlowRuns (checker.surface.run).
+    runner: Callable[..., Awaitable[list[Any]]] | None = None
 
     def step_id(self, step: Step) -> str:
         return f"{self.name}.{step.name}"

@@ -47,6 +47,8 @@ DIALECTS: dict[str, tuple[str, ...]] = {
     "anthropic-python": ("messages",),
     "anthropic-ts": ("messages",),
 }
+_PY_RESPONSES = "openai-python src/openai/resources/responses/responses.py"
+_NODE_RESPONSES = "openai-node src/resources/responses/responses.ts"
 RELIES_ON: dict[str, tuple[Reliance, ...]] = {
     "openai-python": (
         Reliance("models", False, "openai-python src/openai/resources/models.py (client.models.list())"),
@@ -58,6 +60,9 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
                                                        "(parse_text: responses.parse(), text_format=)"),
         Reliance("structured_output.chat", False, "openai-python src/openai/lib/_parsing/_completions.py "
                                                   "(_parse_content: chat.completions.parse())"),
+        Reliance("stored.retrieve", False, f"{_PY_RESPONSES} (responses.retrieve)"),
+        Reliance("stored.resumption", False, f"{_PY_RESPONSES} (responses.retrieve, stream and starting_after)"),
+        Reliance("stored.background", False, f"{_PY_RESPONSES} (create with background, then retrieve)"),
     ),
     "openai-node": (
         Reliance("models", False, "openai-node src/resources/models.ts (client.models.list())"),
@@ -68,6 +73,8 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
         Reliance("structured_output.responses", False, "openai-node src/lib/ResponsesParser.ts (parseResponse: "
                                                        "every json_schema answer is parsed)"),
         Reliance("structured_output.chat", False, "openai-node src/lib/parser.ts (parseResponseFormatContent)"),
+        Reliance("stored.retrieve", False, f"{_NODE_RESPONSES} (responses.retrieve)"),
+        Reliance("stored.resumption", False, f"{_NODE_RESPONSES} (responses.retrieve, stream and starting_after)"),
     ),
     "codex": (
         Reliance("tool_turn.responses", True, "codex codex-rs/protocol/src/models.rs (every tool call's result "
@@ -81,6 +88,8 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
                                           "messages for OpenAIChatCompletionsModel)"),
         Reliance("structured_output.responses", False, "openai-agents-python src/agents/agent_output.py "
                                                        "(an agent's output_type is a strict json_schema format)"),
+        Reliance("stored.stateful_tool_use", False, "openai-agents-python src/agents/models/openai_responses.py "
+                                                    "(previous_response_id: only the new items are sent)"),
     ),
     "anthropic-python": (
         Reliance("tool_turn.messages", False, "anthropic-sdk-python src/anthropic/types/tool_result_block_param.py"),

@@ -249,10 +249,12 @@ async def run_flows(flows: Sequence[Flow], config: ProbeConfig, *, context: Cont
     async with httpx.AsyncClient(timeout=timeout, verify=config.verify, follow_redirects=True,
                                  max_redirects=5) as client:
         for flow in flows:
-            run = await _FlowRunner(client, flow, config, context, progress).go(context)
-            runs.append(run)
-            if on_run is not None:
-                on_run(run)
+            done = await flow.runner(client, config, context) if flow.runner is not None else \
+                [await _FlowRunner(client, flow, config, context, progress).go(context)]
+            for run in done:
+                runs.append(run)
+                if on_run is not None:
+                    on_run(run)
     return runs
 
 
