@@ -15,10 +15,12 @@ from collections.abc import Sequence
 
 import httpx
 
-from checker.findings import Severity
+from checker.finding_sink import FindingSink
+from checker.findings import Finding, Severity
 from checker.live import adapters
-from checker.live.probe import ProbeConfig
-from checker.live.scenarios import BUILTIN
+from checker.live.probe import ProbeConfig, ProbeLintResult, ScenarioResult
+from checker.live.scenarios import BUILTIN, Scenario
+from checker.profiles import OPENAI
 from checker.surface.capability import Feature, FlowOutcome, register
 from checker.surface.flow import Flow
 from checker.surface.record import FlowRecord, StepRecord
@@ -80,10 +82,34 @@ def flow_run(verdict: Verdict, answers: Sequence[Answer], config: ProbeConfig) -
         outcome.unsupported = verdict.why
     elif verdict.state == "not checked":
         outcome.not_checked = verdict.why
-    for finding in verdict.findings:
-        finding = config.redactor.finding(finding)
+    found = _judged(verdict.findings, config)
+    for finding in found:
         (outcome.failures if finding.severity >= Severity.ERROR else outcome.warnings).append((where, finding))
-    return FlowRun(outcome=outcome)
+    return FlowRun(outcome=outcome, results=[_reported(verdict, name, found, answers, config)] if found else [])
+
+
+def _judged(findings: Sequence[Finding], config: ProbeConfig) -> list[Finding]:
+    """A row's findings as a flow step's are judged: the profile (known deviations), --select, --ignore."""
+    sink = FindingSink(config.engine.get("profile") or OPENAI, select=config.engine.get("select"),
+                       ignore=config.engine.get("ignore"), collapse=False)
+    sink.settle(None)
+    return [config.redactor.finding(f) for found in findings for f in sink.emit_all([found])]
+
+
+def _reported(verdict: Verdict, name: str, found: list[Finding], answers: Sequence[Answer],
+              config: ProbeConfig) -> ScenarioResult:
+    """The row's findings as one reported result (``stored/<feature>``), as a template flow's step carries its
+    own: the report lists them and probe's exit code fails at --fail-on as for any flow's broken row."""
+    keep = STEPS.get(verdict.feature, ())
+    status = next((a.status for a in answers if any(a.step == k or (k.endswith("_") and a.step.startswith(k))
+                                                    for k in keep)), None)
+    profile = config.engine.get("profile")
+    result = ProbeLintResult(findings=list(found), events=0, bytes=0, terminal=None, response_id=None,
+                             profile=str(getattr(profile, "name", profile) or OPENAI.name),
+                             http={"status": status} if status is not None else {})
+    scenario = Scenario(name=f"{FLOW}/{verdict.feature.replace(' ', '_')}", summary=TITLES.get(verdict.feature, name),
+                        body={}, expect="nonstream")
+    return ScenarioResult(scenario=scenario, result=result)
 
 
 async def run(client: httpx.AsyncClient, config: ProbeConfig, context: Context) -> list[FlowRun]:

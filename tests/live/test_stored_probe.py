@@ -18,10 +18,10 @@ from tests.live.conftest import PROBE_CAPTURES, ROOT
 CONTINUATION = ROOT / "tests" / "data" / "stored-serve"
 
 
-def probe_json(url: str) -> dict[str, Any]:
+def probe_json(url: str, code: int | None = None) -> dict[str, Any]:
     proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", "gpt-oss-120b", "--api",
                            "responses", "--format", "json"], capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert proc.returncode in (0, 1), proc.stderr
+    assert proc.returncode in ((0, 1) if code is None else (code,)), (proc.returncode, proc.stderr)
     return json.loads(proc.stdout)
 
 
@@ -30,13 +30,17 @@ def stored_rows(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_a_conforming_server_has_every_stored_row_supported(serve) -> None:  # noqa: ANN001 - conftest factory
-    rows = stored_rows(probe_json(serve(str(PROBE_CAPTURES), str(CONTINUATION)).url))
+    report = probe_json(serve(str(PROBE_CAPTURES), str(CONTINUATION)).url, code=0)
+    rows = stored_rows(report)
     assert len(rows) == 10 and {row["status"] for row in rows.values()} == {"supported"}, rows
 
 
 def test_a_stored_response_that_differs_breaks_its_row(serve) -> None:  # noqa: ANN001
-    report = probe_json(serve(str(PROBE_CAPTURES), str(CONTINUATION), "--stored", "differ").url)
+    # a broken row fails probe (exit 1) as a template flow's does: its findings are a reported result's
+    report = probe_json(serve(str(PROBE_CAPTURES), str(CONTINUATION), "--stored", "differ").url, code=1)
     rows = stored_rows(report)
+    reported = {f["path"]: f for f in report["files"]}
+    assert [f["code"] for f in reported["stored/retrieve"]["findings"]][:1] == ["STO001"], reported.keys()
     assert rows["stored.retrieve"]["status"] == "broken" and rows["stored.retrieve"]["finding"]["code"] == "STO001"
     assert all(row["status"] == "supported" for name, row in rows.items() if name != "stored.retrieve")
     node = next(r for r in report["readiness"] if r["client"] == "openai-node")
