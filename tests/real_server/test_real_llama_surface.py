@@ -4,7 +4,9 @@ table and the per-client readiness the probe reports, pinned to what the server 
 Found by running it (llama-server b-series, one model, ``--jinja``): it lists its one model under the file's
 alias, answers any model name (MOD003, a known deviation of the llama.cpp profile), takes a tool's result back
 in all three dialects (function_call_output, tool message, tool_result block), and accepts a result for a call
-id that no call has (HTP005 on each ``tool_turn.orphan``), where OpenAI and Anthropic answer 400.
+id that no call has (HTP005 on each ``tool_turn.orphan``), where OpenAI and Anthropic answer 400. It keeps no
+response: the ten stored-response rows are unsupported, none a finding (docs/stored.md; tests/real_server/
+test_real_llama_stored.py asks openai-python the same), so no client is worse for them.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ from test_real_llama_server import MODEL, by_name, run_json
 
 def test_the_capability_table_and_readiness_of_the_real_server(real_llama: Any) -> None:
     code, report = run_json("probe", real_llama.url, "--model", MODEL, "--profile", "llama.cpp",
-                            "-s", "plain_text,models,tool_turn")
+                            "-s", "plain_text,models,tool_turn,stored")
     rows = {row["feature"]: row for row in report["capabilities"]}
     assert {name: row["status"] for name, row in rows.items()} == {
         "stream.responses": "supported", "stream.chat": "supported", "stream.messages": "supported",
         "models": "supported", "tool_turn.responses": "supported", "tool_turn.chat": "supported",
-        "tool_turn.messages": "supported"}
+        "tool_turn.messages": "supported",
+        **{f"stored.{feature}": "unsupported" for feature in (
+            "retrieve", "input_items", "resumption", "delete", "previous_response_id", "stateful_tool_use",
+            "background", "cancel", "conversations", "compact")}}
     # It lists its one model by the file it was loaded from, and answers the name the probe sends.
     assert rows["models"]["finding"]["code"] == "MOD003" and "tiny-qwen3-random.gguf" in rows["models"]["why"]
     entries = by_name(report)
