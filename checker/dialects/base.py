@@ -13,6 +13,7 @@ A dialect lives in one package under ``checker/dialects/`` and is registered in 
 from __future__ import annotations
 
 import enum
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict, cast
@@ -297,6 +298,17 @@ class NonStreamed:
     streamed: Callable[[str], tuple[str, str]]
     # Digest types whose ``text`` is a call's name and arguments (HTP017 says "name or arguments").
     call_types: frozenset[str] = frozenset()
+
+
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """``module.name``, imported at its first call: a dialect's hook whose module a lint that never needs it
+    does not import (start-up)."""
+
+    def call(*args: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args)
+
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 # --- the dialect --------------------------------------------------------------------------------------------

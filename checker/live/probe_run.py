@@ -39,13 +39,13 @@ def endpoint_missing(outcome: ScenarioResult) -> str | None:
     meta = outcome.meta
     if meta is None or meta.status not in MISSING_STATUSES:
         return None
-    if meta.status == 404 and "model" in _error_words(outcome.body):
+    if meta.status == 404 and "model" in error_words(outcome.body):
         return None
     path = urlsplit(meta.url or "").path or "the endpoint"
     return f"POST {path}: {meta.status}"
 
 
-def _error_words(body: bytes) -> str:
+def error_words(body: bytes) -> str:
     """The code, type and message of a JSON error body, lower-cased ('' when it is not one)."""
     try:
         error = json.loads(bytes(body)).get("error")
@@ -55,7 +55,7 @@ def _error_words(body: bytes) -> str:
         return error.lower()
     if not isinstance(error, dict):
         return ""
-    return " ".join(str(error.get(k) or "") for k in ("code", "type", "message")).lower()
+    return " ".join(str(error.get(k) or "") for k in ("code", "type", "message")).strip().lower()
 
 
 def _forget(outcome: ScenarioResult) -> None:

@@ -29,7 +29,7 @@ from checker.live import adapters
 from checker.live.endpoints import endpoint_for
 from checker.live.outcome import OutcomeCollector
 from checker.live.probe import Progress, ProbeConfig, ScenarioResult, no_progress, probe_scenario
-from checker.live.probe_run import MISSING_STATUSES
+from checker.live.probe_run import MISSING_STATUSES, error_words
 from checker.live.saving import write_atomic
 from checker.live.scenarios import Scenario
 from checker.profiles import OPENAI
@@ -76,7 +76,7 @@ def not_offered(step: Step, outcome: ScenarioResult) -> str | None:
     meta = outcome.meta
     if meta is None or meta.status is None:
         return None
-    words = _error_words(outcome.body)
+    words = error_words(outcome.body)
     # OpenAI answers an unknown model 404 model_not_found: an answer of the endpoint, not its absence.
     missing = meta.status in MISSING_STATUSES and not (meta.status == 404 and "model_not_found" in words)
     refused = 400 <= meta.status < 500 and any(w in words for w in NOT_OFFERED_WORDS)
@@ -88,18 +88,6 @@ def not_offered(step: Step, outcome: ScenarioResult) -> str | None:
 
 def _clip(text: str, size: int = 80) -> str:
     return text if len(text) <= size else text[: size - 1] + "…"
-
-
-def _error_words(body: bytes) -> str:
-    try:
-        error = json.loads(bytes(body)).get("error")
-    except (ValueError, AttributeError, UnicodeDecodeError):
-        return ""
-    if isinstance(error, str):
-        return error.lower()
-    if not isinstance(error, dict):
-        return ""
-    return " ".join(str(error.get(k) or "") for k in ("code", "type", "message")).strip().lower()
 
 
 def answer_of(step: Step, outcome: ScenarioResult) -> Any:

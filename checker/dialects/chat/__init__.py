@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Piece
+from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Piece, lazy
 from checker.dialects.chat import vocabulary
 from checker.findings import Finding, Position
 from checker.request_checks import RequestShape
@@ -55,20 +55,6 @@ def nonstream() -> NonStreamed:
     return NONSTREAMED
 
 
-def requested_format(request: Any) -> Any:
-    """The JSON format the request asks the answer to have (checker.dialects.chat.structured)."""
-    from checker.dialects.chat import structured
-
-    return structured.requested_format(request)
-
-
-def answer_texts(summary: Any) -> Any:
-    """The answer's texts that format applies to (checker.dialects.chat.structured)."""
-    from checker.dialects.chat import structured
-
-    return structured.answer_texts(summary)
-
-
 DIALECT = Dialect(
     name=vocabulary.NAME,
     title=vocabulary.TITLE,
@@ -89,6 +75,6 @@ DIALECT = Dialect(
     pieces=pieces,
     stream_lane="completion",
     units_overlap=True,
-    requested_format=requested_format,
-    answer_texts=answer_texts,
+    requested_format=lazy("checker.dialects.chat.structured", "requested_format"),
+    answer_texts=lazy("checker.dialects.chat.structured", "answer_texts"),
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Piece, Unit
+from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Piece, Unit, lazy
 from checker.dialects.messages import vocabulary
 from checker.findings import Finding, Position
 from checker.request_checks import RequestShape
@@ -92,20 +92,6 @@ def nonstream() -> NonStreamed:
     return NONSTREAMED
 
 
-def requested_format(request: Any) -> Any:
-    """The JSON format the request asks the answer to have (checker.dialects.messages.structured)."""
-    from checker.dialects.messages import structured
-
-    return structured.requested_format(request)
-
-
-def answer_texts(summary: Any) -> Any:
-    """The answer's texts that format applies to (checker.dialects.messages.structured)."""
-    from checker.dialects.messages import structured
-
-    return structured.answer_texts(summary)
-
-
 DIALECT = Dialect(
     name="messages",
     title="Anthropic Messages",
@@ -133,6 +119,6 @@ DIALECT = Dialect(
     screen=screen,
     requests=RequestShape("messages", frozenset({"model", "messages", "max_tokens", "stream"})),
     nonstream=nonstream,
-    requested_format=requested_format,
-    answer_texts=answer_texts,
+    requested_format=lazy("checker.dialects.messages.structured", "requested_format"),
+    answer_texts=lazy("checker.dialects.messages.structured", "answer_texts"),
 )

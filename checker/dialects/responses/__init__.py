@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Unit
+from checker.dialects.base import ClientEffects, Dialect, Machine, NonStreamed, Unit, lazy
 from checker.dialects.responses import vocabulary
 from checker.findings import Finding, Position
 from checker.request_checks import RequestShape
@@ -125,20 +125,6 @@ def nonstream() -> NonStreamed:
     return NONSTREAMED
 
 
-def requested_format(request: Any) -> Any:
-    """The JSON format the request asks the answer to have (checker.dialects.responses.structured)."""
-    from checker.dialects.responses import structured
-
-    return structured.requested_format(request)
-
-
-def answer_texts(summary: Any) -> Any:
-    """The answer's texts that format applies to (checker.dialects.responses.structured)."""
-    from checker.dialects.responses import structured
-
-    return structured.answer_texts(summary)
-
-
 DIALECT = Dialect(
     name="responses",
     title="OpenAI Responses",
@@ -167,6 +153,6 @@ DIALECT = Dialect(
     screen=screen,
     requests=RequestShape("responses", frozenset({"model", "input", "stream"}), items="input"),
     nonstream=nonstream,
-    requested_format=requested_format,
-    answer_texts=answer_texts,
+    requested_format=lazy("checker.dialects.responses.structured", "requested_format"),
+    answer_texts=lazy("checker.dialects.responses.structured", "answer_texts"),
 )
