@@ -9,13 +9,12 @@ says; and the machine's own edge cases.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from generators import assert_written, load_generator
 from test_corpus import declaration, rel
 
 from checker import dialects
@@ -41,24 +40,12 @@ def _lint(data: bytes, profile: str = "openai", request: dict[str, Any] | None =
 
 
 def _generator() -> Any:
-    spec = importlib.util.spec_from_file_location("make_chat_captures", ROOT / "captures" / "make_chat_captures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[spec.name]
-    return module
+    return load_generator(ROOT / "captures" / "make_chat_captures.py")
 
 
 def test_the_synthetic_chat_captures_are_what_the_generator_writes() -> None:
-    files = _generator().render()
-    for name, data in files.items():
-        assert (ROOT / "captures" / name).read_bytes() == data, f"{name} differs: run python captures/make_chat_captures.py"
-    on_disk = {p.relative_to(ROOT / "captures").as_posix() for folder in ("conforming", "rules", "framing")
-               for p in (CHAT / folder).iterdir()}
-    assert on_disk == set(files), f"not written by the generator: {sorted(on_disk - set(files))}"
+    on_disk = [path for folder in ("conforming", "rules", "framing") for path in (CHAT / folder).iterdir()]
+    assert_written(_generator().render(), ROOT / "captures", on_disk, "captures/make_chat_captures.py")
 
 
 def test_every_cht_rule_has_its_bad_capture_in_the_generator() -> None:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from generators import assert_written, load_generator
 
 from checker.captures import request_for
 from checker.engine import Limits, LintResult, StreamLinter
@@ -348,21 +349,9 @@ def test_conforming_captures_follow_the_openai_conventions() -> None:
 
 def test_the_synthetic_captures_are_what_the_generator_writes() -> None:
     """captures/make_captures.py is the source of the conforming and rule captures: no hand edits, no stale files."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("make_captures", CAPTURES / "make_captures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[spec.name]
-    files = module.render()
-    for name, data in files.items():
-        assert (CAPTURES / name).read_bytes() == data, f"{name} differs: run python captures/make_captures.py"
-    on_disk = {rel(p) for folder in ("conforming", "open-responses", "rules") for p in (CAPTURES / folder).iterdir()}
-    assert on_disk == set(files), f"not written by the generator: {sorted(on_disk - set(files))}"
+    files = load_generator(CAPTURES / "make_captures.py").render()
+    on_disk = [path for folder in ("conforming", "open-responses", "rules") for path in (CAPTURES / folder).iterdir()]
+    assert_written(files, CAPTURES, on_disk, "captures/make_captures.py")
 
 
 # --- the rule registry and its example captures --------------------------------

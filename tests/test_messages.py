@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from generators import assert_written, load_generator
 
 from checker import dialects
 from checker.dialects.messages import DIALECT, vocabulary
@@ -198,20 +199,6 @@ def test_an_anthropic_stream_checked_as_responses_is_the_wrong_api() -> None:
 
 def test_the_synthetic_captures_are_what_the_generator_writes() -> None:
     """captures/messages/make_captures.py writes conforming/ and rules/: no hand edits, no stale files."""
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location("messages_make_captures", MESSAGES / "make_captures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
-        files = module.build()
-    finally:
-        del sys.modules[spec.name]
-    for name, data in files.items():
-        assert (MESSAGES / name).read_bytes() == data, f"{name} differs: run python captures/messages/make_captures.py"
-    on_disk = {p.relative_to(MESSAGES).as_posix() for folder in ("conforming", "rules")
-               for p in (MESSAGES / folder).iterdir()}
-    assert on_disk == set(files), f"not written by the generator: {sorted(on_disk - set(files))}"
+    files = load_generator(MESSAGES / "make_captures.py").build()
+    on_disk = [path for folder in ("conforming", "rules") for path in (MESSAGES / folder).iterdir()]
+    assert_written(files, MESSAGES, on_disk, "captures/messages/make_captures.py")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from generators import assert_written, load_generator
 
 from checker import dialects
 from checker.http_checks import lint_exchange
@@ -233,20 +234,7 @@ def test_messages_requests_are_judged_by_message_create_params() -> None:
 
 def test_the_messages_pairs_are_what_their_generator_writes() -> None:
     """captures/messages/nonstream is written by captures/messages/make_nonstream_captures.py: no hand edits."""
-    import importlib.util
-    import sys
-
     folder = ROOT / "captures" / "messages"
-    spec = importlib.util.spec_from_file_location("make_nonstream_captures", folder / "make_nonstream_captures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
-        files = module.build()
-    finally:
-        del sys.modules[spec.name]
-    for name, data in files.items():
-        assert (folder / name).read_bytes() == data, f"{name}: run python captures/messages/make_nonstream_captures.py"
-    on_disk = {p.relative_to(folder).as_posix() for p in (folder / "nonstream").rglob("*") if p.is_file()}
-    assert on_disk - {"nonstream/README.md"} == set(files)
+    files = load_generator(folder / "make_nonstream_captures.py").build()
+    on_disk = [path for path in (folder / "nonstream").rglob("*") if path.is_file() and path.name != "README.md"]
+    assert_written(files, folder, on_disk, "captures/messages/make_nonstream_captures.py")

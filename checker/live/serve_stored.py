@@ -247,17 +247,20 @@ class StoredResponses:
         defect = self.faults.with_overrides(overrides).stored
         return defect, JSONResponse(LLAMA_NOT_FOUND, status_code=404) if defect == "unsupported" else None
 
-    def _find(self, request: Request) -> tuple[str, Stored | None]:
-        ident = request.path_params["response_id"]
-        return ident, self._responses.get(ident)
-
-    async def retrieve(self, request: Request) -> Response:
+    def _lookup(self, request: Request) -> tuple[str | None, str, Stored] | Response:
+        """The request's defect, the response id in its path and what is stored under it; or the answer that
+        ends the request early (a bad fault header, an unsupported endpoint, an unknown id)."""
         defect, early = self._defect(request)
         if early is not None:
             return early
-        ident, stored = self._find(request)
-        if stored is None:
-            return _not_found("Response", ident)
+        ident = request.path_params["response_id"]
+        stored = self._responses.get(ident)
+        return _not_found("Response", ident) if stored is None else (defect, ident, stored)
+
+    async def retrieve(self, request: Request) -> Response:
+        if isinstance(found := self._lookup(request), Response):
+            return found
+        defect, ident, stored = found
         if request.query_params.get("stream", "").lower() == "true":
             return self._resume(request, stored, defect)
         response = self._poll(stored, defect)
@@ -295,12 +298,9 @@ class StoredResponses:
         return Response(_frame(events), media_type="text/event-stream", headers={"cache-control": "no-cache"})
 
     async def list_input_items(self, request: Request) -> Response:
-        defect, early = self._defect(request)
-        if early is not None:
-            return early
-        ident, stored = self._find(request)
-        if stored is None:
-            return _not_found("Response", ident)
+        if isinstance(found := self._lookup(request), Response):
+            return found
+        defect, ident, stored = found
         items = [] if defect == "input-items" else list(stored.input_items)
         return self._page(request, items)
 
@@ -325,23 +325,17 @@ class StoredResponses:
                              "last_id": page[-1]["id"] if page else None, "has_more": len(ordered) > limit})
 
     async def delete(self, request: Request) -> Response:
-        defect, early = self._defect(request)
-        if early is not None:
-            return early
-        ident, stored = self._find(request)
-        if stored is None:
-            return _not_found("Response", ident)
+        if isinstance(found := self._lookup(request), Response):
+            return found
+        defect, ident, stored = found
         if defect != "keep-deleted":
             del self._responses[ident]
         return JSONResponse({"id": ident, "object": "response", "deleted": True})
 
     async def cancel(self, request: Request) -> Response:
-        defect, early = self._defect(request)
-        if early is not None:
-            return early
-        ident, stored = self._find(request)
-        if stored is None:
-            return _not_found("Response", ident)
+        if isinstance(found := self._lookup(request), Response):
+            return found
+        defect, ident, stored = found
         if not stored.background:
             return _error(400, "Only responses created with background=true can be cancelled.", param="response_id")
         if stored.state in ("queued", "in_progress") and defect != "cancel-ignored":

@@ -131,38 +131,33 @@ def serve() -> Iterator[Callable[..., ServerProcess]]:
         server._stderr.close()
 
 
-@pytest.fixture(scope="session")
-def llama_server() -> Iterator[ServerProcess]:
-    """One ``sse-check serve captures/llama.cpp`` for the session (no command-line faults)."""
-    server = start_serve(str(LLAMA_CAPTURES))
+def _serving(*args: str) -> Iterator[ServerProcess]:
+    """A session fixture's body: one ``sse-check serve ARGS`` while the session lasts, then stopped."""
+    server = start_serve(*args)
     try:
         yield server
     finally:
         server.stop()
         server._stderr.close()
+
+
+@pytest.fixture(scope="session")
+def llama_server() -> Iterator[ServerProcess]:
+    """One ``sse-check serve captures/llama.cpp`` for the session (no command-line faults)."""
+    yield from _serving(str(LLAMA_CAPTURES))
 
 
 @pytest.fixture(scope="session")
 def probe_server() -> Iterator[ServerProcess]:
     """One ``sse-check serve captures/probe`` for the session (no command-line faults)."""
-    server = start_serve(str(PROBE_CAPTURES))
-    try:
-        yield server
-    finally:
-        server.stop()
-        server._stderr.close()
+    yield from _serving(str(PROBE_CAPTURES))
 
 
 @pytest.fixture(scope="session")
 def replay_server() -> Iterator[ServerProcess]:
     """One ``sse-check serve captures/replay/llama.cpp`` for the session: the live replay's recorded turns,
     answered by request body."""
-    server = start_serve(str(ROOT / "captures" / "replay" / "llama.cpp"))
-    try:
-        yield server
-    finally:
-        server.stop()
-        server._stderr.close()
+    yield from _serving(str(ROOT / "captures" / "replay" / "llama.cpp"))
 
 
 @pytest.fixture

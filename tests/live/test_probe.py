@@ -7,8 +7,6 @@ hold a traceback.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
@@ -30,6 +28,7 @@ from checker.live.scenarios import BUILTIN, load_scenario_files, pick, suite
 from checker.surface.capability import feature_families
 from checker.surface.features import load_features
 from checker.cli import main
+from report_entries import by_name, codes, lint_json
 from checker.errors import UsageError
 
 if TYPE_CHECKING:  # the fixtures come from tests/live/conftest.py
@@ -73,24 +72,6 @@ def probe_json(*args: str, env: dict[str, str] | None = None) -> tuple[Proc, dic
     report = json.loads(proc.stdout)
     jsonschema.validate(report, SCHEMA)
     return proc, report
-
-
-def lint_json(*args: str) -> dict[str, Any]:
-    """`sse-check lint ARGS --format json`, run in this process (the probes are the real processes here)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["lint", *args, "--format", "json", "--color", "never"])
-    assert code in (0, 1), err.getvalue()
-    return json.loads(out.getvalue())
-
-
-def by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Report entries by scenario: probe entries are named by scenario, lint entries by NAME.sse path."""
-    return {Path(entry["path"]).name.removesuffix(".sse"): entry for entry in report["files"]}
-
-
-def codes(entry: dict[str, Any]) -> set[str]:
-    return {f["code"] for f in entry["findings"]}
 
 
 def assert_lint_agrees(probe_report: dict[str, Any], saved: Path, *args: str) -> None:

@@ -31,7 +31,7 @@ import pytest
 from litellm_gateway import MASTER_KEY, MODEL
 
 import node_oracle  # tests/node_oracle.py (tests/ is on sys.path: see tests/test_client_oracles.py)
-from checker.cli import main
+from report_entries import by_name, codes, lint_json
 from checker.compat import matrix
 from checker.engine import StreamLinter
 from checker.oracles import TERMINALS, Outcome, disagreement
@@ -79,25 +79,6 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=600, env={**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": MASTER_KEY})
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
     return proc
-
-
-def lint_json(*args: str) -> dict[str, Any]:
-    import contextlib
-    import io
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["lint", *args, "--format", "json", "--color", "never"])
-    assert code in (0, 1), err.getvalue()
-    return json.loads(out.getvalue())
-
-
-def by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {Path(entry["path"]).name.removesuffix(".sse"): entry for entry in report["files"]}
-
-
-def codes(entry: dict[str, Any]) -> set[str]:
-    return {f["code"] for f in entry["findings"]}
 
 
 def scenarios() -> dict[str, dict[str, Any]]:

@@ -16,9 +16,7 @@ are the real openai-python 3.57 (and httpx).
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import io
 import json
 import os
 import signal
@@ -31,7 +29,7 @@ import httpx
 import openai
 import pytest
 
-from checker.cli import main
+from report_entries import codes, lint_json
 from checker.compat import matrix
 from checker.engine import StreamLinter
 from checker.oracles import TERMINALS, Outcome, disagreement
@@ -77,14 +75,6 @@ def run_json(*args: str) -> tuple[int, dict[str, Any]]:
     return proc.returncode, json.loads(proc.stdout)
 
 
-def lint_json(*args: str) -> dict[str, Any]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["lint", *args, "--format", "json", "--color", "never"])
-    assert code in (0, 1), err.getvalue()
-    return json.loads(out.getvalue())
-
-
 def by_name(report: dict[str, Any], root: Path | None = None) -> dict[str, dict[str, Any]]:
     """Entries by scenario name: a probe's path is the name (chat/plain_text), a lint's the file under
     ``root`` (ROOT/chat/plain_text.sse)."""
@@ -93,10 +83,6 @@ def by_name(report: dict[str, Any], root: Path | None = None) -> dict[str, dict[
         return inside.removesuffix(".sse")
 
     return {name(entry["path"]): entry for entry in report["files"]}
-
-
-def codes(entry: dict[str, Any]) -> set[str]:
-    return {f["code"] for f in entry["findings"]}
 
 
 def scenarios() -> dict[str, dict[str, Any]]:
