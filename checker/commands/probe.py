@@ -42,7 +42,8 @@ from checker.console import make_console
 from checker.errors import UsageError
 from checker.findings import Severity
 from checker.live import adapters, probe_run
-from checker.live.probe import endpoint_for, ProbeConfig, ProbeLimits, Progress, ScenarioResult
+from checker.live.endpoints import probe_target
+from checker.live.probe import ProbeConfig, ProbeLimits, Progress, ScenarioResult
 from checker.live.reports import reporter_for
 from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
 from checker.report import ReportOptions, Reporter, Summary
@@ -236,9 +237,7 @@ def run(opts: ProbeOptions) -> int:
     gate = baseline_run(opts.engine)
     report = report_options(opts.engine, command="probe")
     shown_url = config.redactor.url(config.url)
-    report.extra = {"target": {"url": shown_url, "base": endpoint_for(shown_url, ""),
-                               "model": config.redactor.text(config.model),
-                               "apis": _apis(chosen)},
+    report.extra = {"target": probe_target(shown_url, config.redactor.text(config.model), _apis(chosen)),
                     "skipped": [], "not_served": []}
     interrupted: probe_run.Interrupted | None = None
     # The text report shows each scenario when it ends; the other formats are one document, in suite order.

@@ -26,7 +26,8 @@ from checker.console import make_console
 from checker.errors import UsageError
 from checker.findings import Finding, Severity
 from checker.live import probe_run
-from checker.live.probe import endpoint_for, ProbeConfig, ScenarioResult
+from checker.live.endpoints import probe_target
+from checker.live.probe import ProbeConfig, ScenarioResult
 from checker.live.repeat import MEASURES, PERCENTILES, flaky_finding, latency_summary, verdict_of
 from checker.live.reports import reporter_for
 from checker.live.scenarios import Scenario
@@ -54,8 +55,7 @@ def run(opts: Any, config: ProbeConfig, chosen: list[Scenario], hooks: Hooks) ->
     gate = baseline_run(opts.engine)
     report = report_options(opts.engine, command="probe")
     shown_url = config.redactor.url(config.url)
-    report.extra = {"target": {"url": shown_url, "base": endpoint_for(shown_url, ""),
-                               "model": config.redactor.text(config.model), "apis": hooks.apis(chosen)},
+    report.extra = {"target": probe_target(shown_url, config.redactor.text(config.model), hooks.apis(chosen)),
                     "skipped": [], "not_served": []}
     runs: list[list[ScenarioResult]] = []
     with open_output(opts.engine.output) as stream:

@@ -7,12 +7,13 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from checker.errors import UsageError
 from checker.live import adapters
 
-__all__ = ["endpoint", "endpoint_for"]
+__all__ = ["endpoint", "endpoint_for", "probe_target"]
 
 
 def endpoint(base_url: str) -> str:
@@ -47,3 +48,10 @@ def endpoint_for(url: str, suffix: str) -> str:
             path = path.removesuffix(known)
             break
     return urlunsplit((parts.scheme, parts.netloc, path + suffix, parts.query, ""))
+
+
+def probe_target(shown_url: str, model: str, apis: list[str]) -> dict[str, Any]:
+    """The report's ``target``: the URL probed (one dialect's own endpoint when only it was probed: `--api
+    chat` never touched ``…/responses``), the base all endpoints share, the model and the dialects probed."""
+    url = endpoint_for(shown_url, adapters.ADAPTERS[apis[0]].endpoint) if len(apis) == 1 else shown_url
+    return {"url": url, "base": endpoint_for(shown_url, ""), "model": model, "apis": apis}

@@ -146,3 +146,17 @@ def test_a_faulty_answer_of_one_dialect_fails_that_dialect(serve: Any, tmp_path:
     # --api responses: as before the option existed, one dialect
     proc, report = probe(server.url, "--api", "responses")
     assert [f["path"] for f in report["files"]] == ["plain_text"] and proc.returncode == 0
+
+
+def test_one_dialect_probed_names_its_own_endpoint(serve: Any, tmp_path: Path) -> None:
+    # `--api chat` posts to /v1/chat/completions only: the report's target and the text's last line say so,
+    # not the /v1/responses URL the base was turned into
+    server = serve(str(capture_set(tmp_path / "replay")))
+    proc, report = probe(server.url, "--api", "chat")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert report["target"]["url"] == server.url + "/v1/chat/completions"
+    assert report["target"]["apis"] == ["chat"] and report["target"]["base"] == server.url + "/v1"
+    text = subprocess.run([sys.executable, "-m", "checker", "probe", server.url, "--model", "m", "--api", "chat",
+                           "-s", "plain_text", "--profile", "llama.cpp"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120, env={**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": "", "COLUMNS": "80"})
+    assert f"probed {server.url}/v1/chat/completions (model m, profile llama.cpp)" in text.stdout.splitlines()
