@@ -14,7 +14,8 @@ help:  ## list the targets
 	@sed -n 's/^\([a-z][a-z-]*\):.*## \(.*\)/\1|\2/p' $(firstword $(MAKEFILE_LIST)) | \
 	  awk -F'|' '{ printf "  %-17s %s\n", $$1, $$2 }'
 
-$(STAMP): pyproject.toml
+# hatch_build.py and the C source: the editable install builds the compiled hot path beside its source.
+$(STAMP): pyproject.toml hatch_build.py checker/_speedups.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -4,7 +4,9 @@
     python bench/bench.py --only startup    # one section (repeatable); --memory-mb 0 etc. skip one
 
 Speed: events per second of CPU time, best of --repeat runs, for
-  * sse-check: StreamLinter, profile openai, every rule and schema on;
+  * sse-check: StreamLinter, profile openai, every rule and schema on, with the compiled hot path
+    (checker/_speedups.c) when it was built; SSE_CHECK_PURE=1 measures the pure-Python one (the line
+    "sse-check hot path" says which ran);
   * httpx-sse's line and event decoders + json.loads (the least a client does);
   * openai-python's ResponseStreamState (what `responses.stream()` runs per event),
     fed the already-parsed events, so its figure excludes parsing and flatters it.
@@ -162,7 +164,11 @@ def bench_speed(stream: Path, args: argparse.Namespace) -> None:
     n = write_stream(stream, events=args.events)
     blocks = chunks(stream)
     size = stream.stat().st_size
+    from checker.native import implementation
+
     print(f"stream: {n} events, {size / 1e6:.1f} MB, conforming (lint must find nothing)")
+    # The compiled hot path (checker/_speedups.c) when it was built and SSE_CHECK_PURE is not set.
+    print(f"sse-check hot path: {implementation()}")
     ours = rate(lambda: run_sse_check(blocks), args.repeat)
     theirs = rate(lambda: run_httpx_sse(blocks), args.repeat)
     sample = parsed_events(blocks, args.openai_events)

@@ -38,16 +38,12 @@ from urllib.parse import urljoin
 
 import orjson
 
+from checker import run_match
 from checker.dialects.runs import JsonPath, RunSpec, Take
-
-# The decoder's run hook (checker/sse.py SSEDecoder.run): the whole event at pos, ending before endpos, taken:
-# its end; else -1.
-Wire = Callable[[bytes, int, int], int]
+from checker.run_match import Wire
 from checker.schema_files import BASE_URI, document
 
-_TEXT_HOLE = rb'([^"\\\x00-\x1f]*)'
-_NUMBER_HOLE = rb"(0|[1-9][0-9]{0,14})"
-_TEXT_BODY = re.compile(_TEXT_HOLE[1:-1]).match
+_TEXT_BODY = re.compile(rb'[^"\\\x00-\x1f]*').match
 # What may follow an integer's last digit inside a longer number.
 _IN_NUMBER = frozenset([b"0", b"1", b"2", b"3", b"4", b"5", b"6", b"7", b"8", b"9", b".", b"e", b"E"])
 _ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "default", "examples",
@@ -61,8 +57,9 @@ _LEAF_TYPES = {"text": frozenset({"string"}), "number": frozenset({"integer", "n
 
 class Template:
     """The bytes of a run's next event, with holes. ``match(data)`` notes a matching event's data as taken
-    (True) or does nothing (False: the event goes the usual way); ``wire`` does the same for a whole simple
-    event in the decoder's block (SSEDecoder.run), ``lines`` the lines it spans; ``flush()`` hands the events
+    (True) or does nothing (False: the event goes the usual way); ``wire`` does the same for the whole simple
+    events at a place in the decoder's block (SSEDecoder.run, run_match.Wire), ``lines`` the lines each
+    spans; ``flush()`` hands the events
     noted so far to the machine, in one ``take``: the engine calls it before anything else reads or changes
     the machine."""
 
@@ -140,63 +137,18 @@ def build(data: bytes, obj: dict[str, Any], name: str | None, text: JsonPath, nu
     holes.sort()
     if any(a[1] > b[0] for a, b in zip(holes, holes[1:])):
         return None
-    pattern, at = [], 0
-    for start, end, kind, _ in holes:
-        pattern += [re.escape(data[at:start]), _NUMBER_HOLE if kind == "number" else _TEXT_HOLE]
+    literals, at = [], 0
+    for start, end, _, _ in holes:
+        literals.append(data[at:start])
         at = end
-    pattern.append(re.escape(data[at:]))
-    compiled = re.compile(b"".join(pattern), re.DOTALL)
-    if not _checks(compiled, data, obj, holes):
+    literals.append(data[at:])
+    paths = [path for _, _, _, path in holes]
+    matcher = run_match.make(literals, [kind for _, _, kind, _ in holes],
+                             [data[start:end] if kind == "pinned" else None for start, end, kind, _ in holes],
+                             paths.index(text), None if number is None else paths.index(number), floor, name, take)
+    if not _checks(matcher.shape, data, obj, holes):
         return None
-    groups = [path for _, _, _, path in holes]
-    pins = tuple((n + 1, data[start:end]) for n, (start, end, kind, _) in enumerate(holes) if kind == "pinned")
-    return _matcher(compiled, name, take, groups.index(text) + 1,
-                    None if number is None else groups.index(number) + 1, floor, pins)
-
-
-def _matcher(compiled: re.Pattern[bytes], name: str | None, take: Take, text: int, number: int | None,
-             floor: int | None, pins: tuple[tuple[int, bytes], ...]) -> tuple[Callable[[bytes], bool], Wire | None,
-                                                                              Callable[[], None]]:
-    """match, wire and flush of a template (see Template): the texts of matching events are kept (as bytes,
-    decoded once, joined) until the flush; each number must be above the last; each pinned group must hold
-    its bytes."""
-    texts: list[bytes] = []
-    last = -1 if floor is None else floor
-
-    def taken(m: re.Match[bytes] | None) -> bool:
-        nonlocal last
-        if m is None:
-            return False
-        for group, value in pins:
-            if m[group] != value:
-                return False
-        if number is not None:
-            if (n := int(m[number])) <= last:
-                return False
-            last = n
-        texts.append(m[text])
-        return True
-
-    fullmatch = compiled.fullmatch
-
-    def match(data: bytes) -> bool:
-        return taken(fullmatch(data))
-
-    wire: Wire | None = None
-    if name is None or not name.startswith(" "):
-        head = b"" if name is None else b"event: " + re.escape(name.encode("utf-8")) + b"\n"
-        whole = re.compile(head + b"data: " + compiled.pattern + b"\n\n", re.DOTALL).match
-
-        def wire(block: bytes, pos: int, endpos: int) -> int:
-            m = whole(block, pos, endpos)
-            return m.end() if taken(m) else -1  # type: ignore[union-attr]
-
-    def flush() -> None:
-        if texts:
-            take(b"".join(texts).decode("utf-8"), len(texts), None if number is None else last)
-            texts.clear()
-
-    return match, wire, flush
+    return matcher.match, matcher.wire, matcher.flush
 
 
 def _span(data: bytes, obj: dict[str, Any], path: JsonPath, kind: str) -> tuple[int, int] | None:
@@ -228,11 +180,11 @@ def _span(data: bytes, obj: dict[str, Any], path: JsonPath, kind: str) -> tuple[
     return found[0] + len(key), found[0] + len(written)
 
 
-def _checks(compiled: re.Pattern[bytes], data: bytes, obj: dict[str, Any],
+def _checks(shape: Callable[[bytes], bool], data: bytes, obj: dict[str, Any],
             holes: list[tuple[int, int, str, JsonPath]]) -> bool:
     """The template gives back ``data``, and filled with other values parses to ``obj`` with exactly those
     values at the holes' paths (so each hole is the value at its path, not some other token)."""
-    if compiled.fullmatch(data) is None:
+    if not shape(data):
         return False
     filled, expected, at = [], orjson.loads(data), 0
     for n, (start, end, kind, path) in enumerate(holes):
@@ -243,7 +195,7 @@ def _checks(compiled: re.Pattern[bytes], data: bytes, obj: dict[str, Any],
     filled.append(data[at:])
     joined = b"".join(filled)
     try:
-        return compiled.fullmatch(joined) is not None and orjson.loads(joined) == expected
+        return shape(joined) and orjson.loads(joined) == expected
     except orjson.JSONDecodeError:
         return False
 

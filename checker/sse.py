@@ -105,10 +105,11 @@ class SSEDecoder:
         self._last_event_id = ""
         self._retry: int | None = None
         self._names: dict[bytes, str] = {}
-        # A run's next events, matched whole (checker/run_template.py): run(block, pos, endpos) takes the event
-        # at pos (ending before endpos) and returns its end, or -1. Used once, at the start of an LF block until
-        # it fails: the events it takes come before all others of the feed. The engine sets it after each feed.
-        self.run: Callable[[bytes, int, int], int] | None = None
+        # A run's next events, matched whole (checker/run_template.py): run(block, pos, fits, room) takes the
+        # events at pos, each within ``fits`` bytes, at most ``room``, and returns where they end and how many
+        # (checker/run_match.Wire). Used once, at the start of an LF block: the events it takes come before all
+        # others of the feed. The engine sets it after each feed.
+        self.run: Callable[[bytes, int, int, int], tuple[int, int]] | None = None
         self.run_lines = 2  # lines in each event of the run
         self.run_limit = 0  # the run takes no event from this index on
 
@@ -356,11 +357,9 @@ class SSEDecoder:
         last_id, retry = self._last_event_id, self._retry
         idle = not self._data and self._event_name is None and not self._fields and not self._too_large
         run, self.run, fits, limit = self.run if idle else None, None, min(max_line, max_event - 1), self.run_limit
-        while run is not None and pos < n and events < limit:
-            end = run(block, pos, pos + fits)
-            if end < 0:
-                break
-            events, line_no, pos = events + 1, line_no + self.run_lines, end
+        if run is not None and events < limit:
+            pos, taken = run(block, pos, fits, limit - events)
+            events, line_no = events + taken, line_no + taken * self.run_lines
         while pos < n:
             if idle:
                 m = match(block, pos)

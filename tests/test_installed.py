@@ -9,7 +9,10 @@ about a minute: one wheel for the whole module.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -43,7 +46,16 @@ def test_every_example_a_rule_names_is_in_a_shipped_folder() -> None:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bin/ folder of a venv with sse-check installed from the checkout as a wheel."""
-    home = tmp_path_factory.mktemp("installed")
+    return _install(tmp_path_factory.mktemp("installed"))
+
+
+@pytest.fixture(scope="module")
+def installed_without_compiler(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same, built where the C compiler cannot be run (CC names none): the pure-Python wheel."""
+    return _install(tmp_path_factory.mktemp("installed-pure"), {"CC": "/nonexistent/cc"})
+
+
+def _install(home: Path, env: dict[str, str] | None = None) -> Path:
     venv = home / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=300)
     python = venv / "bin" / "python"
@@ -53,7 +65,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # named in a .pth is only added to sys.path: the editable install's own .pth hooks there stay inert.
     Path(site, "borrowed-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     proc = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", str(ROOT)],
-                          capture_output=True, text=True, timeout=900, cwd=home)
+                          capture_output=True, text=True, timeout=900, cwd=home,
+                          env={k: v for k, v in os.environ.items() if k != "SSE_CHECK_PURE"} | (env or {}))
     if proc.returncode != 0:
         pytest.fail(f"pip install . failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}", pytrace=False)
     return venv / "bin"
@@ -135,3 +148,30 @@ def test_help_points_to_nothing_that_is_not_installed(installed: Path) -> None:
         proc = sse_check(installed, command, "--help")
         assert proc.returncode == 0, (command, proc.stderr)
         assert not re.search(r"\bdocs/\w", proc.stdout), (command, re.findall(r".*docs/.*", proc.stdout))
+
+
+def _implementation(installed: Path) -> str:
+    proc = subprocess.run([str(installed / "python"), "-c", "import checker.native as n; print(n.implementation())"],
+                          capture_output=True, text=True, cwd=installed.parent.parent, check=True,
+                          env={"PATH": "/usr/bin:/bin"})
+    return proc.stdout.strip()
+
+
+def test_the_wheel_runs_the_compiled_hot_path(installed: Path) -> None:
+    """hatch_build.py compiled checker/_speedups.c into the wheel (CI has a C compiler: a wheel without it
+    would pass every other test, slower)."""
+    command = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "")
+    if not command or shutil.which(command[0]) is None:
+        pytest.skip("no C compiler here: the wheel is the pure-Python one")
+    assert _implementation(installed) == "compiled (checker._speedups)"
+
+
+def test_without_a_compiler_the_wheel_is_pure_python_and_lints_the_same(installed: Path,
+                                                                        installed_without_compiler: Path) -> None:
+    """The extension is optional: a failed compile installs the pure-Python package, which lints the same."""
+    assert _implementation(installed_without_compiler) == "pure Python"
+    captures = [str(ROOT / "captures" / "conforming"), str(ROOT / "captures" / "rules")]
+    pure = sse_check(installed_without_compiler, "lint", *captures, "--format", "json")
+    compiled = sse_check(installed, "lint", *captures, "--format", "json")
+    assert pure.returncode == compiled.returncode == 1, pure.stderr  # captures/rules: findings
+    assert pure.stdout == compiled.stdout

@@ -30,14 +30,14 @@ PACKAGE = ROOT / "checker"
 
 # The map, lowest layer first: (layer, its modules under checker/, what it is).
 LAYERS: tuple[tuple[str, str, str], ...] = (
-    ("foundations", "findings errors text console clients version synth dataclass_cache",
-     "findings and positions, errors, text helpers, terminal output, the client list"),
+    ("foundations", "findings errors text console clients version synth dataclass_cache native _speedups",
+     "findings and positions, errors, text helpers, terminal output, the client list, the compiled hot path"),
     ("rules", "rules", "the rule registry and the rule families: codes, messages, sources"),
     ("wire", "sse sse_lines schemas schema_check schema_files schema_errors request_checks structured_output",
      "the SSE decoder, the JSON Schemas, request checks"),
     ("dialects", "dialects", "one package per wire format: vocabulary, machine, schema findings, client effects"),
     ("profiles", "profiles", "where the references disagree, per dialect, as data"),
-    ("engine", "engine body_sniff json_scan finding_sink lint_result run_template",
+    ("engine", "engine body_sniff json_scan finding_sink lint_result run_template run_match",
      "the pipeline: bytes, events, a dialect's machine, findings"),
     ("exchange", "exchange_meta exchange_text nonstream_checks http_checks ws_transcript ws_checks",
      "a whole HTTP exchange or WebSocket connection: its record, status, headers, a non-streamed body"),
@@ -93,7 +93,10 @@ def module_path(name: str) -> str:
 
 
 def modules(package: Path = PACKAGE) -> dict[str, Path]:
-    return {module_name(path, package): path for path in sorted(package.rglob("*.py"))}
+    found = {module_name(path, package): path for path in sorted(package.rglob("*.py"))}
+    # A compiled module (checker/_speedups.c) is known by its type stub; it imports nothing of checker.
+    stubs = {module_name(path, package): path for path in sorted(package.rglob("*.pyi"))}
+    return found | {name: path for name, path in stubs.items() if name not in found}
 
 
 def _absolute(module: str, is_package: bool, level: int, name: str | None) -> str:
@@ -218,6 +221,7 @@ def render_table(layers: tuple[tuple[str, str, str], ...] = LAYERS) -> str:
              "|---|---|---|---|"]
     for number, (layer, names, what) in reversed(list(enumerate(layers, 1))):
         shown = ", ".join(f"`{name.replace('.', '/')}/`" if (PACKAGE / name.replace(".", "/")).is_dir()
+                          else f"`{name.replace('.', '/')}.c`" if (PACKAGE / f"{name}.c").is_file()
                           else f"`{name.replace('.', '/')}.py`" if name != "__init__" else "`__init__.py`"
                           for name in names.split())
         lines.append(f"| {number} | {layer} | {shown} | {what} |")

@@ -134,8 +134,9 @@ def test_a_hole_is_placed_only_where_it_is_sure() -> None:
     assert not match(b'{"n":7,"m":55,"item_id":"i1","t":"y"}')  # not above the last number
     assert match(b'{"n":9,"m":55,"item_id":"i1","t":"\xc3\xa9"}')
     block = b'event: ev\ndata: {"n":10,"m":55,"item_id":"i1","t":"a"}\n\nevent: ev\ndata: {"n":11,"m"'
-    assert wire is not None and wire(block, 0, len(block)) == block.index(b"event", 1)
-    assert wire(block, block.index(b"event", 1), len(block)) == -1  # cut: the decoder's usual path
+    second = block.index(b"event", 1)
+    assert wire is not None and wire(block, 0, len(block), 5) == (second, 1)  # the second is cut
+    assert wire(block, second, len(block), 5) == (second, 0)  # cut: the decoder's usual path
     flush()
     assert taken == [("yzéa", 3, 10)]
 
