@@ -45,6 +45,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "FLW": ("flows", "flows of several requests: a step built from an earlier answer"),
     "MOD": ("models", "GET /v1/models: a valid list, and the model under test in it"),
     "TUR": ("tool turns", "multi-step tool use: a function call's result sent back, call ids across requests"),
+    "INP": ("input forms", "what a request may carry that a server must take: system and developer messages, an "
+                           "assistant turn in the history, a tool_choice that names one function"),
 }
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from checker.surface.flow import Flow
 
 # Feature modules under checker.surface, in run order.
-MODULES: tuple[str, ...] = ("models", "turns", "structured", "stored_probe")
+MODULES: tuple[str, ...] = ("models", "turns", "inputs", "structured", "stored_probe")
 
 
 def builtin_flows(apis: Sequence[str]) -> list[Flow]:

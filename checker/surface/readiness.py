@@ -90,6 +90,10 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
                                                        "(an agent's output_type is a strict json_schema format)"),
         Reliance("stored.stateful_tool_use", False, "openai-agents-python src/agents/models/openai_responses.py "
                                                     "(previous_response_id: only the new items are sent)"),
+        Reliance("inputs.assistant_history", False, "openai-agents-python src/agents/result.py "
+                                                    "(to_input_list: the earlier run's items are the next input)"),
+        Reliance("inputs.named_tool_choice", False, "openai-agents-python src/agents/models/openai_responses.py "
+                                                    "(Converter.convert_tool_choice: a tool's name is forced)"),
     ),
     "anthropic-python": (
         Reliance("tool_turn.messages", False, "anthropic-sdk-python src/anthropic/types/tool_result_block_param.py"),

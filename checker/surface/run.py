@@ -79,7 +79,9 @@ def not_offered(step: Step, outcome: ScenarioResult) -> str | None:
     words = error_words(outcome.body)
     # OpenAI answers an unknown model 404 model_not_found: an answer of the endpoint, not its absence.
     missing = meta.status in MISSING_STATUSES and not (meta.status == 404 and "model_not_found" in words)
-    refused = 400 <= meta.status < 500 and any(w in words for w in NOT_OFFERED_WORDS)
+    # A 500 that says so is the same refusal with the wrong status (llama-server: "image input is not supported"
+    # when the model has no vision projector); a 503 "not available" is an outage, not an absent feature.
+    refused = (400 <= meta.status < 500 or meta.status == 500) and any(w in words for w in NOT_OFFERED_WORDS)
     if not (missing or refused):
         return None
     path = urlsplit(meta.url or "").path or "the endpoint"

@@ -43,3 +43,24 @@ def test_the_capability_table_and_readiness_of_the_real_server(real_llama: Any) 
         "anthropic-python": "ready", "anthropic-ts": "ready"}
     assert verdicts["openai-python"]["finding"]["code"] == "CNT001"
     assert verdicts["openai-node"]["finding"]["code"] == "ITM001"
+
+
+def test_the_input_forms_of_the_real_server(real_llama: Any) -> None:
+    """System and developer messages and an earlier assistant turn are taken; without a vision projector an image
+    is declined with a 500 saying so, a file with a 400: both unsupported, one line each. A tool_choice naming one
+    function is not honoured: forcing get_weather, the tiny model's call to get_time comes back (INP002),
+    which degrades the Agents SDK (it forces a tool by name)."""
+    code, report = run_json("probe", real_llama.url, "--model", MODEL, "--profile", "llama.cpp", "--api",
+                            "responses", "-s", "system_message,assistant_history,image_input,file_input,"
+                                              "named_tool_choice")
+    rows = {row["feature"]: row for row in report["capabilities"]}
+    assert {name: row["status"] for name, row in rows.items() if name.startswith("inputs.")} == {
+        "inputs.system_message": "supported", "inputs.assistant_history": "supported",
+        "inputs.image_input": "unsupported", "inputs.file_input": "unsupported",
+        "inputs.named_tool_choice": "broken"}
+    assert rows["inputs.image_input"]["why"].startswith("POST /v1/responses: 500 (")
+    forced = rows["inputs.named_tool_choice"]
+    assert forced["finding"]["code"] == "INP002" and "named the function get_weather" in forced["why"]
+    agents = next(r for r in report["readiness"] if r["client"] == "openai-agents")
+    assert agents["verdict"] == "degraded" and agents["finding"]["code"] == "INP002"
+    assert code == 1

@@ -1,0 +1,52 @@
+"""Input-form rules (INP): what a request may carry that a server must take, and a tool_choice it must honour.
+
+The Open Responses specification (release 2026-04-24) and OpenAI's description let a request's ``input`` hold
+messages of every role (``system``, ``developer``, ``user``, ``assistant``: an earlier assistant turn as plain
+text or as the ``output_text`` parts a client got back), and let ``tool_choice`` name the one function the model
+must call. Clients send all of these: a chat history replayed turn by turn, an agent's earlier items sent back,
+a forced tool. The probe's input-form flows (:mod:`checker.surface.inputs`) send each once, stream the answer
+(every stream check applies) and judge the round trip with the rules here. Their examples are flow records
+(``captures/surface/*.flow.json``), judged again by tests/surface/test_flow_records.py.
+"""
+
+from checker.rules.registry import rule
+
+OR_SPEC = "Open Responses specification, https://www.openresponses.org/specification"
+OPENAPI = "reference/open-responses-openapi.json (MessageRole: user, assistant, system, developer; ItemParam)"
+OPENAI_API = "reference/openai-openapi.json (EasyInputMessage, tool_choice: ToolChoiceFunction)"
+AGENTS_HISTORY = ("openai-agents-python src/agents/result.py (RunResultBase.to_input_list: the earlier turn's "
+                  "items, its assistant messages with their output_text parts, are the next run's input)")
+AGENTS_TOOL_CHOICE = ("openai-agents-python src/agents/models/openai_responses.py (Converter.convert_tool_choice: "
+                      "ModelSettings.tool_choice naming a tool is sent as {type: function, name})")
+SUITE = "openresponses src/lib/compliance-tests.ts (system-prompt, multi-turn, function-call-roundtrip)"
+
+INPUT_FORM_REFUSED = rule(
+    "INP001", "input-form-refused", "error",
+    "a request with {form} was refused: HTTP {status} {message}",
+    summary="Flags a server that answers an error to a valid request whose input holds system and developer "
+            "messages, or an earlier assistant turn (as text and as output_text parts).",
+    why="These are the requests of every multi-turn client: a chat UI sends the whole conversation with a "
+        "system prompt, the Agents SDK sends the previous run's items (assistant messages included) as the next "
+        "run's input, and Open Responses lists system and developer among the message roles. A server that "
+        "refuses them answers a first question and fails every later turn.",
+    sources=(f"{OR_SPEC} ('Chat Inference': input is a string or a list of input items; 'Items')", OPENAPI,
+             OPENAI_API, AGENTS_HISTORY, SUITE),
+    clients=("openai-agents", "open-responses"),
+    bad="surface/INP001-input-form-refused.flow.json",
+    good="surface/good-input-forms.flow.json",
+)
+NAMED_TOOL_IGNORED = rule(
+    "INP002", "named-tool-choice-ignored", "error",
+    "tool_choice named the function {wanted}, but the answer {got}",
+    summary="Flags an answer to a request whose `tool_choice` names one function (`{type: \"function\", name}`) "
+            "that does not call that function: no call, or a call to another one.",
+    why="Open Responses: 'the model is required to call the specified function tool'. A client forces a tool "
+        "when it has already decided which one runs next (the Agents SDK's `tool_choice=\"name\"`); a server that "
+        "ignores the choice runs whatever the model picks, silently: the agent executes a tool it did not ask "
+        "for, with arguments for another question.",
+    sources=(f"{OR_SPEC} ('tool_choice': the structured form forces the named function)", OPENAI_API,
+             AGENTS_TOOL_CHOICE),
+    clients=("openai-agents",),
+    bad="surface/INP002-named-tool-choice-ignored.flow.json",
+    good="surface/good-named-tool-choice.flow.json",
+)

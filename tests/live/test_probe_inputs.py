@@ -1,0 +1,110 @@
+"""The input-form flows (checker/surface/inputs.py, rules INP) against a real replay server (``sse-check serve``)
+on loopback: each form taken, refused, declined as unsupported; a forced tool honoured and ignored.
+
+The replay folder answers each step by its name (``system_message.answer``, ``named_tool_choice.force_get_time``)
+with a capture of the real llama-server (captures/llama.cpp), or with an error body and its status line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.live.conftest import LLAMA_CAPTURES
+
+MODEL = "tiny-qwen3-random"
+FLOWS = "system_message,assistant_history,image_input,file_input,named_tool_choice"
+TEXT = LLAMA_CAPTURES / "plain_text.sse"
+CALL = LLAMA_CAPTURES / "reasoning_one_call.sse"  # one call, to get_time
+
+
+def probe(url: str, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", MODEL, "--api", "responses",
+                           "--no-progress", "--format", "json", "--profile", "llama.cpp", "-s", FLOWS, *args],
+                          capture_output=True, text=True, timeout=120)
+    return proc, json.loads(proc.stdout) if proc.stdout.strip() else {}
+
+
+def row(report: dict[str, Any], feature: str) -> dict[str, Any]:
+    return next(r for r in report["capabilities"] if r["feature"] == feature)
+
+
+def codes(report: dict[str, Any], name: str) -> list[str]:
+    entry = next(f for f in report["files"] if f["path"] == name)
+    return [f["code"] for f in entry["findings"] if f["severity"] != "info"]
+
+
+def _error(folder: Path, name: str, status: int, message: str, kind: str) -> None:
+    body = json.dumps({"error": {"code": status, "message": message, "type": kind}})
+    (folder / f"{name}.sse").write_text(body)
+    (folder / f"{name}.headers.txt").write_text(f"HTTP/1.1 {status}\nContent-Type: application/json\n")
+
+
+def _answers(folder: Path, *, refuse_roles: bool = False, ignore_choice: bool = False) -> Path:
+    """A replay folder: text answers to the two forms a server must take (or a 400 to the roles), a 500 "not
+    supported" to the image and a 400 to the file (as the real llama-server answers without a vision model),
+    and a call to the function each forced step names (or to get_time for both: the choice ignored)."""
+    folder.mkdir()
+    if refuse_roles:
+        _error(folder, "system_message.answer", 400, "Invalid role 'developer'", "invalid_request_error")
+    else:
+        (folder / "system_message.answer.sse").write_bytes(TEXT.read_bytes())
+    (folder / "assistant_history.answer.sse").write_bytes(TEXT.read_bytes())
+    _error(folder, "image_input.answer", 500, "image input is not supported - hint: provide the mmproj",
+           "server_error")
+    _error(folder, "file_input.answer", 400, "'input_file' is not supported by llamacpp at this moment",
+           "invalid_request_error")
+    call = CALL.read_bytes()
+    (folder / "named_tool_choice.force_get_time.sse").write_bytes(call)
+    # A server that honours the choice: the same recorded call, made to the function the step forces.
+    weather = call if ignore_choice else call.replace(b'"get_time"', b'"get_weather"')
+    (folder / "named_tool_choice.force_get_weather.sse").write_bytes(weather)
+    return folder
+
+
+def test_every_form_taken_and_the_forced_tool_called_is_supported(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(_answers(tmp_path / "set")))
+    proc, report = probe(server.url)
+    assert [f["path"] for f in report["files"]] == [
+        "system_message.answer", "assistant_history.answer", "named_tool_choice.force_get_weather",
+        "named_tool_choice.force_get_time"]  # the declined image and file are one line each, no capture
+    for feature in ("system_message", "assistant_history", "named_tool_choice"):
+        assert row(report, f"inputs.{feature}")["status"] == "supported"
+    assert all(not codes(report, f["path"]) for f in report["files"])
+    assert proc.returncode == 0
+
+
+def test_an_image_or_file_declined_is_one_unsupported_line_even_with_a_500(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(_answers(tmp_path / "set")))
+    _, report = probe(server.url)
+    image, file = row(report, "inputs.image_input"), row(report, "inputs.file_input")
+    assert image["status"] == "unsupported" and image["why"].startswith("POST /v1/responses: 500 (")
+    assert file["status"] == "unsupported" and "input_file" in file["why"]
+    agents = next(r for r in report["readiness"] if r["client"] == "openai-agents")
+    assert agents["verdict"] == "ready"
+
+
+def test_a_refused_system_or_developer_message_is_inp001(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(_answers(tmp_path / "set", refuse_roles=True)))
+    proc, report = probe(server.url)
+    assert proc.returncode == 1
+    assert "INP001" in codes(report, "system_message.answer")
+    system = row(report, "inputs.system_message")
+    assert system["status"] == "broken" and system["finding"]["code"] == "INP001"
+    assert "system and developer messages was refused: HTTP 400 Invalid role 'developer'" in system["why"]
+
+
+def test_a_forced_tool_answered_with_another_call_is_inp002_and_degrades_the_agents(serve: Any,
+                                                                                      tmp_path: Path) -> None:
+    server = serve(str(_answers(tmp_path / "set", ignore_choice=True)))
+    proc, report = probe(server.url)
+    assert proc.returncode == 1
+    assert codes(report, "named_tool_choice.force_get_weather") == ["INP002"]
+    assert codes(report, "named_tool_choice.force_get_time") == []
+    forced = row(report, "inputs.named_tool_choice")
+    assert forced["status"] == "broken"
+    assert forced["why"] == "tool_choice named the function get_weather, but the answer called get_time"
+    agents = next(r for r in report["readiness"] if r["client"] == "openai-agents")
+    assert agents["verdict"] == "degraded" and agents["finding"]["code"] == "INP002"
