@@ -9,6 +9,7 @@ from checker.findings import Finding, Position, Severity
 from checker.live.faults import Faults, parse_header
 from checker.live.repeat import flaky_finding, latency_summary, percentile, verdict_of
 from checker.live.serve_every import every_nth
+from checker.live.timing import ExchangeTimer
 
 
 def test_nearest_rank_percentiles_are_measured_values() -> None:
@@ -41,6 +42,24 @@ def test_the_latency_summary_counts_only_the_runs_that_measured_each_timing() ->
     assert summary["first_delta"] == {"runs": 2, "p50": 0.02, "p95": 0.04, "p99": 0.04}
     assert summary["total"]["p50"] == 0.2
     assert latency_summary([{"total": 1.0}]).keys() == {"total"}
+
+
+def test_the_gap_percentiles_pool_every_gap_of_every_run() -> None:
+    timings = [{"total": 1.0}, {"total": 2.0}, None]
+    gaps = [[0.001, 0.002, 0.050], [0.003] * 7, [9.0]]  # the third run was not measured: its gaps are left out
+    summary = latency_summary(timings, [gaps[0], gaps[1], None])
+    assert summary["gap"] == {"runs": 2, "count": 10, "p50": 0.003, "p95": 0.050, "p99": 0.050}
+    assert "gap" not in latency_summary(timings, [[], None, None])  # a one-event stream has no gap
+
+
+def test_the_timer_keeps_every_inter_event_gap_and_the_largest() -> None:
+    timer = ExchangeTimer(0.0)
+    timer.body(b"data: {}\n\n", 0.10, offset=0, events=2, terminated=False)  # two events in the first read
+    timer.body(b"data: {}\n\n", 0.15, offset=10, events=3, terminated=False)
+    timer.body(b": comment\n\n", 0.30, offset=20, events=3, terminated=False)  # no event: no gap
+    timer.body(b"data: {}\n\n" * 3, 0.50, offset=32, events=6, terminated=True)
+    assert [round(g, 6) for g in timer.gaps] == [0.0, 0.05, 0.35, 0.0, 0.0]  # one per event after the first
+    assert round(timer.timings["largest_gap"], 6) == 0.35 and "gaps" not in timer.timings
 
 
 def _finding(code: str, severity: Severity) -> Finding:

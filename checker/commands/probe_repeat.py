@@ -28,7 +28,7 @@ from checker.findings import Finding, Severity
 from checker.live import probe_run
 from checker.live.endpoints import probe_target
 from checker.live.probe import ProbeConfig, ScenarioResult
-from checker.live.repeat import MEASURES, PERCENTILES, flaky_finding, latency_summary, verdict_of
+from checker.live.repeat import PERCENTILES, SHOWN, flaky_finding, latency_summary, verdict_of
 from checker.live.reports import reporter_for
 from checker.live.scenarios import Scenario
 from checker.report import ReportOptions, Reporter
@@ -121,7 +121,8 @@ def summarise(chosen: list[Scenario], runs: list[list[ScenarioResult]], fail_on:
             finding = None
         if finding is not None:
             flaky.append(finding)
-        rows.append({"scenario": scenario.name, "latency": latency_summary(timings),
+        gaps = [o.gaps if timed is not None and o is not None else None for o, timed in zip(mine, timings)]
+        rows.append({"scenario": scenario.name, "latency": latency_summary(timings, gaps),
                      "verdicts": [v.as_dict() for v in verdicts],
                      "flaky": finding.as_dict() if finding is not None else None})
     return rows, flaky
@@ -135,7 +136,11 @@ def _kept(code: str, engine: Mapping[str, Any]) -> bool:
 
 
 def _ms(seconds: Any) -> str:
-    return "–" if seconds is None else f"{seconds * 1000:.0f}"
+    """Milliseconds, with a decimal below 10 ms (inter-event gaps on loopback are often fractions of one)."""
+    if seconds is None:
+        return "–"
+    ms = seconds * 1000
+    return f"{ms:.1f}" if 0 < ms < 9.95 else f"{ms:.0f}"
 
 
 def _print(stream: Any, color: str, rows: list[dict[str, Any]], flaky: list[Finding], repeat: int,
@@ -146,15 +151,17 @@ def _print(stream: Any, color: str, rows: list[dict[str, Any]], flaky: list[Find
     console.print(f"latency over {repeat} runs at concurrency {concurrency}, ms, p50/p95/p99 (nearest rank):")
     table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0))
     table.add_column("scenario", no_wrap=True)
-    for _key, title in MEASURES:
+    for _key, title in SHOWN:
         table.add_column(title, no_wrap=True, justify="right")
     for row in rows:
         cells = []
-        for key, _title in MEASURES:
+        for key, _title in SHOWN:
             stats = row["latency"].get(key)
             cells.append("–" if stats is None else "/".join(_ms(stats[f"p{p}"]) for p in PERCENTILES))
         table.add_row(row["scenario"], *cells)
     console.print(table)
+    console.print(Text("gap: every inter-event gap of every run, pooled; the others: one value per run",
+                       style="dim"))
     for finding in flaky:
         console.print(Text(f"{finding.severity}  {finding.code} {finding.name}: {finding.message}",
                            style="bold yellow" if finding.severity < Severity.ERROR else "bold red"))

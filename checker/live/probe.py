@@ -137,6 +137,7 @@ class ScenarioResult:
     body: bytes = b""  # as saved (secrets masked), up to checker.live.saving.KEEP_IN_MEMORY bytes
     complete_body: bool = True  # whether ``body`` holds the whole body
     live: list[Finding] = field(default_factory=list)  # findings reported while the body arrived
+    gaps: list[float] = field(default_factory=list)  # every inter-event gap, s (checker.live.timing)
     skipped: str | None = None
     saved: Path | None = None
 
@@ -333,7 +334,7 @@ class _Exchange:
         probe_result.findings = [redact.finding(f) for f in result.findings]
         outcome = ScenarioResult(scenario=scenario, result=probe_result, meta=recorded, body=self.sink.masked_memory(),
                                  complete_body=self.sink.complete_in_memory,
-                                 live=[redact.finding(f) for f in self.live])
+                                 live=[redact.finding(f) for f in self.live], gaps=self.timer.gaps)
         if self.config.save_dir is not None:
             outcome.saved = self.sink.commit()
             save_sidecars(self.config.save_dir, scenario.name, recorded,

@@ -4,7 +4,9 @@ Two things come out of the runs of one scenario:
 
 * a latency summary: the p50, p95 and p99 of each timing the probe records per exchange
   (checker.live.timing: ``first_byte`` (TTFB), ``first_delta``, ``largest_gap`` (the largest silence
-  between two events of a run) and ``total``), over the runs that recorded it. Percentiles are by the
+  between two events of a run) and ``total``), over the runs that recorded it, and of ``gap``: every
+  inter-event gap of every run pooled (a stream of n events has n - 1 of them), so that p50 is the usual
+  pace of the stream and p99 its stalls, however few runs there were. Percentiles are by the
   **nearest-rank** method: the p-th percentile of n sorted values is the value of rank ``ceil(p/100 * n)``
   (1-based), so it is always one of the measured values, never an interpolation, and p99 of fewer than 100
   runs is the largest one;
@@ -24,13 +26,17 @@ from checker.findings import Finding, Position, Severity
 from checker.rules.repeat import FLAKY_VERDICT
 
 PERCENTILES: tuple[int, ...] = (50, 95, 99)
-# The timings summarised (checker.live.timing's names) and how reports title them.
+# The per-run timings summarised (checker.live.timing's names) and how reports title them.
 MEASURES: tuple[tuple[str, str], ...] = (
     ("first_byte", "TTFB"),
     ("first_delta", "first delta"),
     ("largest_gap", "largest gap"),
     ("total", "total"),
 )
+# Every inter-event gap of every run, pooled.
+GAP = ("gap", "gap")
+# The columns of the text table (80 columns hold four): the pooled gap instead of the largest one.
+SHOWN: tuple[tuple[str, str], ...] = (MEASURES[0], MEASURES[1], GAP, MEASURES[3])
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -44,14 +50,20 @@ def percentile(values: Sequence[float], p: float) -> float:
     return ordered[rank - 1]
 
 
-def latency_summary(timings: Sequence[Mapping[str, Any] | None]) -> dict[str, dict[str, Any]]:
+def latency_summary(timings: Sequence[Mapping[str, Any] | None],
+                    gaps: Sequence[Sequence[float] | None] = ()) -> dict[str, dict[str, Any]]:
     """Per measure, ``{"runs": n, "p50": s, "p95": s, "p99": s}`` over the runs' timings that have it (a run
-    cut short may lack a first delta); a measure no run has is left out."""
+    cut short may lack a first delta); a measure no run has is left out. ``gaps`` are the runs' inter-event
+    gaps (None for a run not measured): ``gap`` is over all of them pooled, with their ``count``."""
     summary: dict[str, dict[str, Any]] = {}
     for key, _title in MEASURES:
         values = [float(t[key]) for t in timings if t and isinstance(t.get(key), (int, float))]
         if values:
             summary[key] = {"runs": len(values), **{f"p{p}": percentile(values, p) for p in PERCENTILES}}
+    pooled = [float(g) for run in gaps if run for g in run]
+    if pooled:
+        summary[GAP[0]] = {"runs": sum(1 for run in gaps if run), "count": len(pooled),
+                           **{f"p{p}": percentile(pooled, p) for p in PERCENTILES}}
     return summary
 
 

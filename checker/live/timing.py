@@ -5,6 +5,11 @@ keeps the meta's ``timings`` (checker.exchange_meta.ExchangeMeta.timings), in se
 ``headers``, ``first_byte``, ``first_delta`` (the first ``*.delta`` event), ``first_event``, ``largest_gap``
 between two events (and ``largest_gap_at_byte``, where it ended), ``terminal`` (the terminal event),
 ``closed_after_terminal`` (from the terminal event to the end of the body) and ``total``.
+
+Beside them the timer keeps :attr:`ExchangeTimer.gaps`, every inter-event gap in arrival order (one per event
+after the first; events that arrived in the same read are 0 s apart), for the percentiles of
+``probe --repeat`` (checker.live.repeat). They stay out of the meta: a long stream has thousands, and a
+saved meta (and the proxy's log line) would grow with them; its ``largest_gap`` is kept.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ class ExchangeTimer:
     def __init__(self, start: float) -> None:
         self.start = start
         self.timings: dict[str, Any] = {}
+        self.gaps: list[float] = []  # every inter-event gap, seconds
         self.terminal_at: float | None = None  # when the terminal event arrived
         self._events = 0
         self._last_event: float | None = None
@@ -46,9 +52,13 @@ class ExchangeTimer:
         if events > self._events:
             if self._last_event is None:
                 self.timings["first_event"] = now - self.start
-            elif now - self._last_event > self.timings.get("largest_gap", 0.0):
-                self.timings["largest_gap"] = now - self._last_event
-                self.timings["largest_gap_at_byte"] = offset
+                self.gaps.extend([0.0] * (events - self._events - 1))  # the first read's other events
+            else:
+                self.gaps.append(now - self._last_event)
+                self.gaps.extend([0.0] * (events - self._events - 1))  # read together: no time between them
+                if now - self._last_event > self.timings.get("largest_gap", 0.0):
+                    self.timings["largest_gap"] = now - self._last_event
+                    self.timings["largest_gap_at_byte"] = offset
             self._last_event, self._events = now, events
         if self.terminal_at is None and terminated:
             self.terminal_at = now
