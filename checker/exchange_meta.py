@@ -76,6 +76,9 @@ class ExchangeMeta:
     reference: dict[str, Any] | None = None
     # keep-alive facts: closed_by_server, closed_after (seconds), retried (why the request was sent again)
     connection: dict[str, Any] = field(default_factory=dict)
+    # a probe's retry after an error status (checker.live.retry_run): this answer's attempt number and the wait
+    # before the next one, or the answers it retried; empty when the request was sent once (not saved then)
+    retry: dict[str, Any] = field(default_factory=dict)
     sse_check: str = __version__  # the version that wrote it
     meta_version: int = META_VERSION
 
@@ -118,6 +121,7 @@ class ExchangeMeta:
             "limits": dict(self.limits),
             "reference": dict(self.reference) if self.reference is not None and self.expect == "nonstream" else None,
             "connection": {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.connection.items()},
+            **({"retry": dict(self.retry)} if self.retry else {}),
         }
 
     @classmethod
@@ -150,6 +154,7 @@ class ExchangeMeta:
             limits=dict(obj["limits"]) if isinstance(obj.get("limits"), Mapping) else {},
             reference=dict(obj["reference"]) if isinstance(obj.get("reference"), Mapping) else None,
             connection=dict(obj["connection"]) if isinstance(obj.get("connection"), Mapping) else {},
+            retry=dict(obj["retry"]) if isinstance(obj.get("retry"), Mapping) else {},
             sse_check=_str(obj.get("sse_check")) or "",
             meta_version=obj["meta_version"],
         )

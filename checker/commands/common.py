@@ -157,6 +157,17 @@ def positive_count(text: str) -> int:
     return value
 
 
+def nonnegative_count(text: str) -> int:
+    """An argparse type: a whole number of at least 0 (retries)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
+
+
 def selectors(values: Sequence[str]) -> list[str]:
     """The rule codes that ``--select``/``--ignore`` values name (codes, family prefixes, names; comma-separated),
     or a UsageError naming the one that matches no rule."""

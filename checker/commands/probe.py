@@ -31,6 +31,7 @@ from checker.commands.common import (
     check_output,
     engine_options,
     finish_baseline,
+    nonnegative_count,
     open_output,
     positive_count,
     positive_seconds,
@@ -45,6 +46,7 @@ from checker.live import adapters, probe_run
 from checker.live.endpoints import probe_target
 from checker.live.probe import ProbeConfig, ProbeLimits, Progress, ScenarioResult
 from checker.live.reports import reporter_for
+from checker.live.retry import DEFAULT_RETRIES
 from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
 from checker.report import ReportOptions, Reporter, Summary
 from checker.surface import features as surface_features
@@ -121,6 +123,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     conn.add_argument("--repeat", type=positive_count, default=1, metavar="N",
                       help="run each scenario N times: latency percentiles, and RPT001 when a verdict changes "
                            "between runs (--save DIR keeps run k in DIR/rK/)")
+    conn.add_argument("--retries", type=nonnegative_count, default=DEFAULT_RETRIES, metavar="N",
+                      help="send a request again after 408, 409, 429 or 5xx, waiting as the SDK would "
+                           f"(Retry-After, else its backoff), up to N times (default {DEFAULT_RETRIES}; 0: never); "
+                           "every answer is reported and saved")
     conn.add_argument("--save", metavar="DIR", help="save NAME.sse and NAME.meta.json per scenario in DIR")
     conn.add_argument("--transport", choices=("sse", "websocket"), default="sse",
                       help="sse (default): one POST per scenario; websocket: the Responses scenarios over one "
@@ -156,6 +162,7 @@ class ProbeOptions:
     replay: str | None = None  # --replay DIALECT: the live replay instead of the scenarios
     concurrency: int = 1
     repeat: int = 1  # --repeat N: checker.commands.probe_repeat
+    retries: int = DEFAULT_RETRIES  # --retries N: checker.live.retry_run
     progress: bool = True  # --no-progress turns it off (it is shown only on a terminal anyway)
     headers: tuple[str, ...] = ()
     api_key_env: str | None = None
@@ -187,7 +194,7 @@ def options(args: argparse.Namespace) -> ProbeOptions:
     return ProbeOptions(base_url=args.base_url, model=args.model, scenarios=tuple(args.scenario),
                         apis=parse_apis(args.api),
                         scenario_files=tuple(args.scenario_file), list_scenarios=args.list_scenarios,
-                        replay=args.replay, concurrency=args.concurrency, repeat=args.repeat,
+                        replay=args.replay, concurrency=args.concurrency, repeat=args.repeat, retries=args.retries,
                         progress=not args.no_progress,
                         headers=tuple(args.header), api_key_env=args.api_key_env, insecure=args.insecure,
                         save=args.save, transport=args.transport, limits=limits, engine=engine)
@@ -220,7 +227,7 @@ def run(opts: ProbeOptions) -> int:
         return _list(chosen, opts, flows)
     connection = opts.connection()
     check_output(opts.engine.output)
-    config = dataclasses.replace(probe_config(connection), engine=engine_options(opts.engine))
+    config = dataclasses.replace(probe_config(connection), engine=engine_options(opts.engine), retries=opts.retries)
     if opts.repeat > 1 and (opts.replay or opts.transport != "sse"):
         raise UsageError("--repeat applies to the scenarios over SSE, not to --replay or --transport websocket")
     if opts.replay:
@@ -312,6 +319,8 @@ class _Scenarios:
         if outcome.result is None:
             self.report.extra["skipped"].append({"scenario": outcome.scenario.name, "reason": outcome.skipped})
             return
+        for attempt in outcome.attempts:  # the answers retried before this one, each with its own findings
+            self.add(attempt)
         outcome.result.http["source"] = outcome.scenario.source
         result = self.gate.apply(outcome.scenario.name, outcome.result)
         self.failed |= self.summary.add(result, self.report.fail_on)

@@ -98,7 +98,7 @@ def run(opts: Any, config: ProbeConfig, chosen: list[Scenario], hooks: Hooks) ->
 def _named(outcome: ScenarioResult, k: int) -> ScenarioResult:
     """The outcome reported as ``NAME #k`` (the saved files keep the scenario's name, in their run's folder)."""
     scenario = dataclasses.replace(outcome.scenario, name=f"{outcome.scenario.name} #{k}")
-    return dataclasses.replace(outcome, scenario=scenario)
+    return dataclasses.replace(outcome, scenario=scenario, attempts=[_named(a, k) for a in outcome.attempts])
 
 
 def summarise(chosen: list[Scenario], runs: list[list[ScenarioResult]], fail_on: Severity,
@@ -107,9 +107,9 @@ def summarise(chosen: list[Scenario], runs: list[list[ScenarioResult]], fail_on:
     rows, flaky = [], []
     for scenario in chosen:
         mine = [next((r for r in results if r.scenario.name == scenario.name), None) for results in runs]
-        verdicts = [verdict_of(o.result.findings if o and o.result else None, fail_on,
-                               ending=o.ending if o else None,
+        verdicts = [verdict_of(_findings(o), fail_on, ending=o.ending if o else None,
                                status=o.meta.status if o and o.meta else None,
+                               retried=tuple(a.meta.status if a.meta else None for a in o.attempts) if o else (),
                                skipped=o.skipped if o else "not run") for o in mine]
         if all(v.failed is None for v in verdicts):
             continue  # skipped every time: already said once per run
@@ -126,6 +126,13 @@ def summarise(chosen: list[Scenario], runs: list[list[ScenarioResult]], fail_on:
                      "verdicts": [v.as_dict() for v in verdicts],
                      "flaky": finding.as_dict() if finding is not None else None})
     return rows, flaky
+
+
+def _findings(outcome: ScenarioResult | None) -> list[Finding] | None:
+    """A run's findings: its answer's and those of the answers retried before it (they count as well)."""
+    if outcome is None or outcome.result is None:
+        return None
+    return [f for a in outcome.attempts if a.result is not None for f in a.result.findings] + outcome.result.findings
 
 
 def _kept(code: str, engine: Mapping[str, Any]) -> bool:

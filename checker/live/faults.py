@@ -59,6 +59,8 @@ class Faults:
     redirect: str | None = None  # answer 307 to this URL (unless the request already asks for its path)
     close: bool = False  # close the connection right after a complete response, without Connection: close
     every: int | None = None  # the other faults apply to every Nth request only (checker.live.serve_every)
+    first: int | None = None  # … to the first N requests only
+    busy: int | None = None  # … to a request that arrives while N or more others are being answered
     stored: str | None = None  # a defect of the stored-response endpoints (STORED_DEFECTS; checker.live.serve_stored)
     models: str | None = None  # GET /v1/models answered wrong: "invalid", "unlisted" or "absent" (serve_models)
 
@@ -234,6 +236,12 @@ FAULTS: tuple[FaultSpec, ...] = (
     FaultSpec("every", "every", "N", _count(1),
               "apply the other faults only to every Nth request this server answers (requests N, 2N, …, all "
               "counted together); the others are served faithfully: a flaky server (probe --repeat)"),
+    FaultSpec("first", "first", "N", _count(1),
+              "apply the other faults only to the first N requests this server answers (all counted together); "
+              "the later ones are served faithfully: a server that refuses, then recovers (probe --retries)"),
+    FaultSpec("busy", "busy", "N", _count(1),
+              "apply the other faults only to a request that arrives while N or more others are being answered: "
+              "a server that fails under load only (probe --concurrency 1,4)"),
     FaultSpec("stored", "stored", "DEFECT", _stored,
               "a defect of the stored responses (GET/DELETE /v1/responses/ID, input_items, resumption, background): "
               "unsupported (not offered, as llama-server), differ, input-items, keep-deleted, accept-unknown, error-shape, "

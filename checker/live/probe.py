@@ -62,6 +62,7 @@ from checker.live.connection import (
     transport_error_text,
 )
 from checker.live.redact import Redactor, secrets_of_headers
+from checker.live.retry import DEFAULT_RETRIES
 from checker.live.saving import BodySink, save_sidecars
 from checker.live.scenarios import Scenario
 from checker.live.timing import ExchangeTimer
@@ -107,6 +108,7 @@ class ProbeConfig:
     limits: ProbeLimits = ProbeLimits()
     engine: Mapping[str, Any] = field(default_factory=dict)  # StreamLinter options: profile, select, ignore, …
     save_dir: Path | None = None
+    retries: int = DEFAULT_RETRIES  # after a 429, 503, …: checker.live.retry_run
 
     def url_for(self, api: str) -> str:
         """The endpoint of dialect ``api`` beside :attr:`url` (``…/v1/chat/completions`` beside
@@ -138,6 +140,7 @@ class ScenarioResult:
     complete_body: bool = True  # whether ``body`` holds the whole body
     live: list[Finding] = field(default_factory=list)  # findings reported while the body arrived
     gaps: list[float] = field(default_factory=list)  # every inter-event gap, s (checker.live.timing)
+    attempts: list[ScenarioResult] = field(default_factory=list)  # answers retried before this one (retry_run)
     skipped: str | None = None
     saved: Path | None = None
 

@@ -19,7 +19,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from checker.nonstream_checks import stream_reference
-from checker.live.probe import Progress, ProbeConfig, ScenarioResult, no_progress, probe_scenario
+from checker.live.probe import Progress, ProbeConfig, ScenarioResult, no_progress
+from checker.live.retry_run import probe_retrying
 from checker.live.scenarios import Scenario
 
 # The skip reason of the scenarios not sent once the server proved unreachable (run(stop_if_unreachable=True)).
@@ -174,7 +175,7 @@ async def run_scenarios(
                     if stop_if_unreachable and reach["unreachable"] and not reach["answered"]:
                         keep(ScenarioResult(scenario=scenario, skipped=UNREACHABLE))
                         return
-                    outcome = await probe_scenario(client, scenario, config, reference=reference, progress=progress,
+                    outcome = await probe_retrying(client, scenario, config, reference=reference, progress=progress,
                                                    on_interrupt=keep, on_status=served.on_status(scenario))
                     if outcome.ending == "connect-error":  # a TLS error is a server answering: a finding
                         reach["unreachable"] = True

@@ -76,6 +76,7 @@ class Verdict:
     ending: str | None = None
     status: int | None = None
     skipped: str | None = None
+    retried: tuple[int | None, ...] = ()  # the statuses of the answers retried before this one
 
     def describe(self) -> str:
         if self.failed is None:
@@ -84,22 +85,26 @@ class Verdict:
         words += f" [{', '.join(self.codes)}]" if self.codes else " [no findings]"
         if self.status is not None and self.status != 200:
             words += f" HTTP {self.status}"
+        if self.retried:
+            words += f" after {', '.join(str(s) for s in self.retried)} retried"
         if self.ending and self.ending != "complete":
             words += f" ended {self.ending}"
         return words
 
     def as_dict(self) -> dict[str, Any]:
         return {"failed": self.failed, "codes": list(self.codes), "ending": self.ending, "status": self.status,
-                "skipped": self.skipped}
+                "retried": list(self.retried), "skipped": self.skipped}
 
 
 def verdict_of(findings: Sequence[Finding] | None, fail_on: Severity, *, ending: str | None = None,
-               status: int | None = None, skipped: str | None = None) -> Verdict:
-    """A run's verdict from its findings (None when it was skipped)."""
+               status: int | None = None, skipped: str | None = None,
+               retried: tuple[int | None, ...] = ()) -> Verdict:
+    """A run's verdict from its findings (None when it was skipped); ``retried``: the statuses of the answers
+    the probe retried before the last one (checker.live.retry_run), whose findings are among ``findings``."""
     if findings is None:
         return Verdict(failed=None, ending=ending, status=status, skipped=skipped or "no verdict")
     return Verdict(failed=any(f.severity >= fail_on for f in findings), codes=tuple(sorted({f.code for f in findings})),
-                   ending=ending, status=status)
+                   ending=ending, status=status, retried=retried)
 
 
 def flaky_finding(scenario: str, verdicts: Sequence[Verdict]) -> Finding | None:

@@ -69,6 +69,9 @@ class ProbeTextReporter(TextReporter):
 
     def details(self, name: str, result: LintResult) -> None:
         info = getattr(result, "http", None)
+        retry = (info or {}).get("retry")
+        if isinstance(retry, dict) and retry.get("line"):  # a retried answer, or one the probe did not retry
+            self.console.print(Text(f"  {retry['line']}", style="yellow"))
         if info and (self.failed(result) or info.get("partial")):
             self.console.print(http_line(info))
 

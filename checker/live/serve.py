@@ -10,7 +10,7 @@ known by their scenario name, the file stem. After start-up nothing reads files.
 Each ``POST /v1/responses`` (also ``/responses``; ``/v1/chat/completions`` for chat captures):
 
 1. takes the faults: the server's own (command line) overridden field by field by the request's
-   ``X-SSE-Check-Fault`` header (see ``checker.live.faults``);
+   ``X-SSE-Check-Fault`` header (see ``checker.live.faults``; ``every``, ``first``, ``busy``: serve_every);
 2. a ``redirect`` fault answers 307, a ``status`` fault answers that status with a JSON error body;
 3. picks a capture (:meth:`Catalogue.select`): the ``X-SSE-Check-Scenario`` header, else the body's
    ``model`` naming a scenario, else the recorded request body that matches this one
@@ -21,14 +21,13 @@ Each ``POST /v1/responses`` (also ``/responses``; ``/v1/chat/completions`` for c
    recorded with an error status is answered whatever ``stream`` says.
 
 Every replayed response names its capture in ``X-SSE-Check-Scenario`` and how it was chosen in
-``X-SSE-Check-Selected-By``, so a prober can check it got the scenario it asked for.
+``X-SSE-Check-Selected-By`` (so a prober can check it got the scenario it asked for).
 
-A response body is emitted by one task while a second waits for the client to leave or the server
-to close; whichever finishes first ends the other. That is what lets a stall hang "forever" yet end
-when the client gives up, and a shutdown end every open stream at once (:meth:`Replayer.close`).
-Dropping a connection mid-body (the ``disconnect-after`` fault) is done by returning without ending
-the response: the server then closes the connection without the final chunk. uvicorn logs that as an
-error; :class:`OnPurposeFilter` drops that log record.
+A response body is emitted by one task while a second waits for the client to leave or the server to close;
+whichever finishes first ends the other. That is what lets a stall hang "forever" yet end when the client gives
+up, and a shutdown end every open stream at once (:meth:`Replayer.close`).
+Dropping a connection mid-body (the ``disconnect-after`` fault) is done by returning without ending the response: the
+server closes the connection without the final chunk. uvicorn logs that as an error; :class:`OnPurposeFilter` drops it.
 """
 
 from __future__ import annotations
@@ -54,7 +53,7 @@ from checker.captures import CAPTURE_SUFFIX, expand, request_for
 from checker.errors import UsageError
 from checker.live import adapters
 from checker.live.faults import FAULT_HEADER, FaultError, Faults, body_chunks, parse_header, retry_after, status_error
-from checker.live.serve_every import every_nth
+from checker.live.serve_every import InFlight, every_nth
 from checker.live.serve_ws import websocket_routes  # the WebSocket mode of /v1/responses (docs/websocket.md)
 from checker.live.serve_stored import StoredResponses
 from checker.live.serve_models import models_answer
@@ -426,6 +425,7 @@ class Replayer:
             exception_handlers={HTTPException: self._http_error},
         )
         self.app.state.replayer = self
+        self.app.add_middleware(InFlight, server=self)  # the requests being answered, for the busy fault
 
     def close(self) -> None:
         """End every open response now (server shutdown): stalls and keep-open waits stop at once."""

@@ -1,4 +1,5 @@
-"""A 429 with and without Retry-After, from a real ``sse-check serve`` on loopback: HTP023 only without it."""
+"""A 429 with and without Retry-After, from a real ``sse-check serve`` on loopback: HTP023 only without it (the
+first answer alone, ``--retries 0``; the retries are tests/live/test_probe_retry.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from tests.live.conftest import LLAMA_CAPTURES, ROOT, ServerProcess
 def probe(url: str, *args: str) -> dict:
     env = {**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": ""}
     proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", "gpt-4.1", "--api", "responses",
-                           "--scenario", "plain_text", "--no-progress", "--format", "json", *args],
+                           "--scenario", "plain_text", "--no-progress", "--format", "json", "--retries", "0", *args],
                           capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
     assert proc.returncode == 1, proc.stdout + proc.stderr

@@ -87,7 +87,9 @@ def test_the_text_report_has_the_latency_table_in_80_columns(
 def test_a_verdict_that_changes_between_runs_is_rpt001(serve: Callable[..., ServerProcess], tmp_path: Path) -> None:
     server = serve(str(LLAMA_CAPTURES), "--status", "500", "--every", "2")  # requests 2 and 4 fail
     report = tmp_path / "report.json"
-    proc = sse_check("probe", server.url, *COMMON, "--repeat", "4", "--format", "json", "-o", str(report))
+    # --retries 0: one request per run (a retry would be the next request, which this server answers)
+    proc = sse_check("probe", server.url, *COMMON, "--retries", "0", "--repeat", "4", "--format", "json",
+                     "-o", str(report))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     [row] = json.loads(report.read_text())["repeat"]["scenarios"]
     flaky = row["flaky"]
@@ -96,11 +98,12 @@ def test_a_verdict_that_changes_between_runs_is_rpt001(serve: Callable[..., Serv
     assert all(d["status"] == 500 and d["failed"] for d in flaky["details"]["differing"])
     assert "run 2: failed" in flaky["message"] and "run 4: failed" in flaky["message"]
     assert [v["status"] for v in row["verdicts"]] == [200, 500, 200, 500]
-    text = sse_check("probe", server.url, *COMMON, "--repeat", "4")  # requests 5-8: 6 and 8 fail
+    text = sse_check("probe", server.url, *COMMON, "--retries", "0", "--repeat", "4")  # requests 5-8: 6, 8 fail
     assert text.returncode == 1
     assert any(line.startswith("warning  RPT001 flaky-verdict: plain_text: the verdict changed")
                for line in text.stdout.splitlines()), text.stdout
-    ignored = sse_check("probe", server.url, *COMMON, "--repeat", "2", "--ignore", "RPT,HTP001", "--format", "json")
+    ignored = sse_check("probe", server.url, *COMMON, "--retries", "0", "--repeat", "2", "--ignore", "RPT,HTP001",
+                        "--format", "json")
     assert json.loads(ignored.stdout)["repeat"]["scenarios"][0]["flaky"] is None
 
 

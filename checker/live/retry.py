@@ -1,0 +1,169 @@
+"""When and how long the probe waits before it sends a refused request again, as the SDKs do (no I/O here).
+
+A server that answers 429 (rate limited) or 503 (overloaded) is telling its clients to come back later, and
+the official SDKs do: they retry 408, 409, 429 and every 5xx, after the delay the server asks for, or their
+own backoff when it asks for none. A probe that stopped at the first refusal would judge an answer no user of
+the SDK ever sees; a probe that retried blindly would hide that the server asked for nothing. So the probe
+does what the SDK of the dialect does, once by default (``--retries``), and reports the wait:
+
+* **openai-python** (Responses and Chat Completions; openai-node agrees on the statuses): ``x-should-retry:
+  true/false`` decides first; then 408, 409, 429 and >= 500 are retried. The delay is ``retry-after-ms``
+  (milliseconds), else ``Retry-After`` as seconds (a float is accepted), else ``Retry-After`` as an HTTP date
+  (minus now). A delay in (0, 120] s is waited as given; one above 120 s means *do not retry* (the SDK raises
+  at once); none, a malformed one or one <= 0 falls back to the backoff: 0.5 s · 2^k for the k-th retry
+  (k from 0), at most 8 s, less a random 0-25 % (the probe waits the full amount: never earlier than the SDK).
+* **anthropic-sdk-python** (Messages): the same statuses and headers; any positive delay is waited as given
+  (no two-minute refusal). The probe waits at most :data:`MAX_WAIT` seconds all the same: a longer delay is
+  reported and not waited (the SDK would sleep that long; a checker cannot).
+
+501 Not Implemented is retried by both SDKs, but the probe reads it as "this endpoint is not served"
+(checker.live.probe_run), so it is not retried here: the answer would be the same and only slower.
+
+Sources: openai-python src/openai/_base_client.py (``_should_retry``, ``_parse_retry_after_header``,
+``_calculate_retry_timeout``) and src/openai/_constants.py (``INITIAL_RETRY_DELAY``, ``MAX_RETRY_DELAY``,
+``MAX_RETRY_AFTER_DELAY``); anthropic-sdk-python src/anthropic/_base_client.py (the same three methods);
+openai-node src/client.ts (``shouldRetry``, ``retryRequest``); RFC 9110 §10.2.3 (Retry-After).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# What the probe does by default: one retry. It is enough to show both facts a checker is after (did the
+# server say when to come back, and was it ready by then?) and keeps a probe of a server that is down short;
+# the SDKs' own default is 2 (--retries 2 reproduces it); --retries 0 judges the first answer alone.
+DEFAULT_RETRIES = 1
+INITIAL_DELAY = 0.5  # openai-python / anthropic-sdk-python INITIAL_RETRY_DELAY
+MAX_BACKOFF = 8.0  # MAX_RETRY_DELAY
+MAX_WAIT = 120.0  # openai-python MAX_RETRY_AFTER_DELAY; also the longest the probe ever waits
+# The statuses the probe reads as "not served" (checker.live.probe_run.MISSING_STATUSES) that are >= 500.
+NOT_RETRIED = frozenset({501})
+
+OPENAI = "openai-python"
+ANTHROPIC = "anthropic-sdk-python"
+
+
+def client_of(api: str | None) -> str:
+    """The SDK whose retry behaviour the probe follows for a dialect."""
+    return ANTHROPIC if api == "messages" else OPENAI
+
+
+@dataclass(frozen=True, slots=True)
+class Delay:
+    """What the server asked for: the header that said it, its value, and the seconds it means (None when the
+    value cannot be read as either form)."""
+
+    header: str  # "retry-after-ms" or "retry-after"
+    value: str
+    seconds: float | None
+    form: str  # "ms", "seconds", "date", or "unreadable"
+
+    def describe(self) -> str:
+        name = "Retry-After" if self.header == "retry-after" else self.header
+        if self.seconds is None:
+            return f"{name}: {self.value!r} (unreadable)"
+        if self.form == "date":
+            return f"{name} {self.value} (in {_seconds(self.seconds)})"
+        return f"{name} {_seconds(self.seconds)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Whether to send the request again and after how long; ``basis`` says why, in words."""
+
+    retry: bool
+    wait: float  # seconds (0 when not retried)
+    basis: str  # "Retry-After 1 s honoured", "no Retry-After: backoff 0.5 s", …
+    delay: Delay | None = None
+    client: str = OPENAI
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"retry": self.retry, "wait": round(self.wait, 6), "basis": self.basis, "client": self.client,
+                "header": self.delay.header if self.delay else None, "value": self.delay.value if self.delay else None}
+
+
+def _header(headers: Sequence[Sequence[str]] | Mapping[str, str], name: str) -> str | None:
+    items = headers.items() if isinstance(headers, Mapping) else headers
+    for pair in items:
+        if len(pair) == 2 and str(pair[0]).lower() == name:
+            return str(pair[1])
+    return None
+
+
+def _float(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return None if math.isnan(value) else value
+
+
+def server_delay(headers: Sequence[Sequence[str]] | Mapping[str, str], now: float) -> Delay | None:
+    """The delay the answer asks for, read as openai-python reads it: ``retry-after-ms``, then ``Retry-After``
+    in seconds, then ``Retry-After`` as an HTTP date (``now`` is the Unix time); None when neither is there."""
+    ms = _header(headers, "retry-after-ms")
+    if ms is not None and (value := _float(ms)) is not None:
+        return Delay("retry-after-ms", ms, value / 1000, "ms")
+    after = _header(headers, "retry-after")
+    if after is None:
+        return Delay("retry-after-ms", ms, None, "unreadable") if ms is not None else None
+    if (value := _float(after)) is not None:
+        return Delay("retry-after", after, value, "seconds")
+    try:
+        parsed = email.utils.parsedate_tz(after)
+        when = email.utils.mktime_tz(parsed) if parsed is not None else None
+    except (TypeError, ValueError, OverflowError, OSError):
+        when = None
+    return Delay("retry-after", after, None if when is None else float(when - now),
+                 "unreadable" if when is None else "date")
+
+
+def retryable(status: int, headers: Sequence[Sequence[str]] | Mapping[str, str]) -> bool:
+    """Whether the SDKs send a request again after this answer (before looking at any delay)."""
+    should = _header(headers, "x-should-retry")
+    if should == "true":
+        return True
+    if should == "false":
+        return False
+    return status in (408, 409, 429) or status >= 500
+
+
+def backoff(retries_taken: int) -> float:
+    """The SDKs' backoff before retry ``retries_taken + 1`` without a server delay, without its jitter (the
+    jitter only shortens it, by up to a quarter)."""
+    return min(INITIAL_DELAY * 2.0 ** min(retries_taken, 1000), MAX_BACKOFF)
+
+
+def plan(status: int | None, headers: Sequence[Sequence[str]] | Mapping[str, str], *, retries_taken: int,
+         retries: int, client: str, now: float) -> Plan | None:
+    """What to do after an answer of ``status``: None when it is no refusal the SDKs retry (a success, a 4xx
+    other than 408/409/429, no answer at all); else a :class:`Plan`, which may be not to retry (no retries
+    left, a delay too long) with the reason."""
+    if status is None or status < 400 or not retryable(status, headers) or status in NOT_RETRIED:
+        return None
+    delay = server_delay(headers, now)
+    left = retries - retries_taken
+    if delay is not None and delay.seconds is not None and math.isfinite(delay.seconds) and delay.seconds > MAX_WAIT:
+        if client == OPENAI:
+            why = f"{delay.describe()} is more than the {MAX_WAIT:g} s {client} waits: it does not retry"
+        else:
+            why = f"{delay.describe()} is more than the {MAX_WAIT:g} s the probe waits ({client} would wait)"
+        return Plan(False, 0.0, why, delay, client)
+    if delay is not None and delay.seconds is not None and math.isfinite(delay.seconds) and delay.seconds > 0:
+        wait, basis = delay.seconds, f"{delay.describe()} honoured"
+    else:
+        wait = backoff(retries_taken)
+        said = "no Retry-After" if delay is None else delay.describe()
+        basis = f"{said}: {client}'s backoff, {_seconds(wait)}"
+    if left <= 0:
+        return Plan(False, 0.0, f"{basis.removesuffix(' honoured')}; no retry left (--retries {retries})", delay,
+                    client)
+    return Plan(True, wait, basis, delay, client)
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} s" if value >= 1 or value <= 0 else f"{value * 1000:.0f} ms"
