@@ -3,12 +3,15 @@ verdict of a run and RPT001 when the runs disagree; and serve's ``every`` fault 
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import pytest
 
 from checker.findings import Finding, Position, Severity
 from checker.live.faults import Faults, parse_header
 from checker.live.repeat import flaky_finding, latency_summary, percentile, verdict_of
-from checker.live.serve_every import every_nth
+from checker.live.serve_every import InFlight, every_nth
 from checker.live.timing import ExchangeTimer
 
 
@@ -107,3 +110,37 @@ def test_the_every_fault_applies_the_others_to_every_nth_request_only() -> None:
     statuses = [every_nth(server, faults).status for _ in range(7)]
     assert statuses == [None, None, 500, None, None, 500, None]
     assert every_nth(_Server(), Faults(status=429)).status == 429  # without every: every request
+
+
+def test_the_first_fault_applies_the_others_to_the_first_n_requests_only() -> None:
+    faults = Faults().with_overrides(parse_header("status=429;first=2"))
+    assert faults.first == 2 and "first=2" in faults.header_value()
+    server = _Server()
+    assert [every_nth(server, faults).status for _ in range(4)] == [429, 429, None, None]
+    both = Faults(status=500, every=2, first=3)  # together: requests 2 only (even, and among the first 3)
+    server = _Server()
+    assert [every_nth(server, both).status for _ in range(5)] == [None, 500, None, None, None]
+
+
+def test_the_busy_fault_applies_only_while_other_requests_are_answered() -> None:
+    server, faults = _Server(), Faults(status=503, busy=1)
+    seen: list[int | None] = []
+    release = asyncio.Event()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen.append(every_nth(server, faults).status)
+        await release.wait()
+
+    counted = InFlight(app, server)
+
+    async def main() -> None:
+        first = asyncio.create_task(counted({"type": "http"}, None, None))
+        await asyncio.sleep(0)
+        second = asyncio.create_task(counted({"type": "http"}, None, None))  # arrives while the first is answered
+        await asyncio.sleep(0)
+        release.set()
+        await asyncio.gather(first, second)
+        await counted({"type": "http"}, None, None)  # alone again
+
+    asyncio.run(main())
+    assert seen == [None, 503, None]
