@@ -33,6 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from checker.live import adapters
+
 # What the probe does by default: one retry. It is enough to show both facts a checker is after (did the
 # server say when to come back, and was it ready by then?) and keeps a probe of a server that is down short;
 # the SDKs' own default is 2 (--retries 2 reproduces it); --retries 0 judges the first answer alone.
@@ -48,8 +50,9 @@ ANTHROPIC = "anthropic-sdk-python"
 
 
 def client_of(api: str | None) -> str:
-    """The SDK whose retry behaviour the probe follows for a dialect."""
-    return ANTHROPIC if api == "messages" else OPENAI
+    """The SDK whose retry behaviour the probe follows for a dialect (its adapter's; a scenario with a URL of
+    its own and no dialect: openai-python's)."""
+    return adapters.get(api).sdk if api is not None else OPENAI
 
 
 @dataclass(frozen=True, slots=True)

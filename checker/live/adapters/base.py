@@ -90,6 +90,8 @@ class RequestAdapter(ABC):
     usage_legend: ClassVar[str | None] = None
     # Body fields a streamed request adds (chat's stream_options: without it no usage chunk is sent).
     stream_fields: ClassVar[Mapping[str, Any]] = {}
+    # The SDK whose retries the probe follows after a refusal (checker.live.retry).
+    sdk: ClassVar[str] = "openai-python"
 
     @abstractmethod
     def scenario_body(self, ask: Ask) -> dict[str, Any]:

@@ -133,6 +133,7 @@ class MessagesAdapter(RequestAdapter):
              "entries": "messages", "history": "messages", "no_reasoning": "thinking disabled",
              "one_call": 'tool_choice "any", disable_parallel_tool_use', "format": "output_config.format"}
     request_headers = (("anthropic-version", API_VERSION),)
+    sdk = "anthropic-sdk-python"
     usage_legend = ("input_tokens: every prompt token (Anthropic's input_tokens + cache_read_input_tokens + "
                     "cache_creation_input_tokens); cached_tokens: cache_read_input_tokens; cache_written: "
                     "cache_creation_input_tokens")
