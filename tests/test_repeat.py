@@ -10,7 +10,7 @@ import pytest
 
 from checker.findings import Finding, Position, Severity
 from checker.live.faults import Faults, parse_header
-from checker.live.repeat import flaky_finding, latency_summary, percentile, verdict_of
+from checker.live.repeat import flaky_finding, latency_summary, load_finding, percentile, verdict_of
 from checker.live.serve_every import InFlight, every_nth
 from checker.live.timing import ExchangeTimer
 
@@ -144,3 +144,20 @@ def test_the_busy_fault_applies_only_while_other_requests_are_answered() -> None
 
     asyncio.run(main())
     assert seen == [None, 503, None]
+
+
+def test_a_verdict_seen_only_under_load_is_rpt002() -> None:
+    ok = verdict_of([], Severity.WARNING, ending="complete", status=200)
+    busy = verdict_of([_finding("HTP001", Severity.ERROR)], Severity.WARNING, ending="complete", status=503)
+    finding = load_finding("plain_text", [(4, [ok, busy, busy, ok]), (1, [ok, ok, ok])])  # levels in any order
+    assert finding is not None and finding.code == "RPT002"
+    assert finding.message == ("plain_text: a verdict seen only under load, never in 3 runs at concurrency 1 "
+                               "(passed [no findings]); at concurrency 4: failed [HTP001] HTTP 503 in runs 2, 3 "
+                               "of 4")
+    assert finding.details["under_load"] == [{"concurrency": 4, "runs": [2, 3], "of": 4, **busy.as_dict()}]
+    # the same verdicts at every level, or one already seen alone, or nothing to compare with: no finding
+    assert load_finding("s", [(1, [ok, busy]), (8, [busy, busy])]) is None
+    assert load_finding("s", [(1, [ok]), (8, [ok, ok])]) is None
+    assert load_finding("s", [(8, [busy])]) is None
+    skipped = verdict_of(None, Severity.WARNING, skipped="not served")
+    assert load_finding("s", [(1, [skipped]), (8, [busy])]) is None

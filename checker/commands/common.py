@@ -157,6 +157,14 @@ def positive_count(text: str) -> int:
     return value
 
 
+def concurrency_levels(text: str) -> tuple[int, ...]:
+    """An argparse type: one whole number of at least 1, or several, comma-separated (``1,8``), each once."""
+    levels = tuple(dict.fromkeys(positive_count(part.strip()) for part in text.split(",") if part.strip()))
+    if not levels:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+    return levels
+
+
 def nonnegative_count(text: str) -> int:
     """An argparse type: a whole number of at least 0 (retries)."""
     try:

@@ -29,6 +29,7 @@ from checker.commands.common import (
     add_engine_arguments,
     baseline_run,
     check_output,
+    concurrency_levels,
     engine_options,
     finish_baseline,
     nonnegative_count,
@@ -119,7 +120,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     conn.add_argument("--header", "-H", action="append", default=[], metavar="'NAME: VALUE'",
                       help="an extra request header (auth, routing); repeatable; sensitive values are redacted")
     conn.add_argument("--insecure", action="store_true", help="do not verify TLS certificates (prints a warning)")
-    conn.add_argument("--concurrency", type=positive_count, default=1, metavar="N", help="scenarios run at once (default: 1)")
+    conn.add_argument("--concurrency", type=concurrency_levels, default=(1,), metavar="N[,M…]",
+                      help="scenarios run at once (default: 1); several levels (1,8) compare them, with --repeat")
     conn.add_argument("--repeat", type=positive_count, default=1, metavar="N",
                       help="run each scenario N times: latency percentiles, and RPT001 when a verdict changes "
                            "between runs (--save DIR keeps run k in DIR/rK/)")
@@ -161,6 +163,7 @@ class ProbeOptions:
     list_scenarios: bool = False
     replay: str | None = None  # --replay DIALECT: the live replay instead of the scenarios
     concurrency: int = 1
+    levels: tuple[int, ...] = (1,)  # --concurrency 1,8: each level compared (checker.commands.probe_repeat)
     repeat: int = 1  # --repeat N: checker.commands.probe_repeat
     retries: int = DEFAULT_RETRIES  # --retries N: checker.live.retry_run
     progress: bool = True  # --no-progress turns it off (it is shown only on a terminal anyway)
@@ -194,7 +197,7 @@ def options(args: argparse.Namespace) -> ProbeOptions:
     return ProbeOptions(base_url=args.base_url, model=args.model, scenarios=tuple(args.scenario),
                         apis=parse_apis(args.api),
                         scenario_files=tuple(args.scenario_file), list_scenarios=args.list_scenarios,
-                        replay=args.replay, concurrency=args.concurrency, repeat=args.repeat, retries=args.retries,
+                        replay=args.replay, concurrency=args.concurrency[0], levels=args.concurrency, repeat=args.repeat, retries=args.retries,
                         progress=not args.no_progress,
                         headers=tuple(args.header), api_key_env=args.api_key_env, insecure=args.insecure,
                         save=args.save, transport=args.transport, limits=limits, engine=engine)
@@ -228,15 +231,16 @@ def run(opts: ProbeOptions) -> int:
     connection = opts.connection()
     check_output(opts.engine.output)
     config = dataclasses.replace(probe_config(connection), engine=engine_options(opts.engine), retries=opts.retries)
-    if opts.repeat > 1 and (opts.replay or opts.transport != "sse"):
-        raise UsageError("--repeat applies to the scenarios over SSE, not to --replay or --transport websocket")
+    if (opts.repeat > 1 or len(opts.levels) > 1) and (opts.replay or opts.transport != "sse"):
+        raise UsageError("--repeat applies to the scenarios over SSE (so do several --concurrency levels), not to "
+                         "--replay or --transport websocket")
     if opts.replay:
         return _replay(opts, config)
     if opts.transport == "websocket":
         from checker.commands import probe_ws
 
         return probe_ws.run(opts, config, chosen)
-    if opts.repeat > 1:
+    if opts.repeat > 1 or len(opts.levels) > 1:
         from checker.commands import probe_repeat
 
         return probe_repeat.run(opts, config, chosen, probe_repeat.Hooks(

@@ -12,8 +12,8 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -29,6 +29,7 @@ UNREACHABLE = "not sent: the server could not be reached"
 NOT_SERVED = "not served: "
 # The statuses of an endpoint a server does not have: not found, method not allowed, not implemented.
 MISSING_STATUSES = frozenset({404, 405, 501})
+T = TypeVar("T")
 
 
 def endpoint_missing(outcome: ScenarioResult) -> str | None:
@@ -137,10 +138,12 @@ async def run_scenarios(
     stop_if_unreachable: bool = False,
     on_result: Callable[[ScenarioResult], None] | None = None,
     results: dict[str, ScenarioResult] | None = None,
+    limit: asyncio.Semaphore | None = None,
 ) -> list[ScenarioResult]:
     """Probe the scenarios, ``concurrency`` at a time; a non-streaming scenario waits for its pair.
     ``on_result`` gets each result as its scenario ends; ``results`` (by name) holds those finished so far,
-    also when the run is cancelled. Results in the order of ``scenarios``.
+    also when the run is cancelled. Results in the order of ``scenarios``. ``limit``: the bound on exchanges
+    in flight, shared with other runs (:func:`run_together`); by default this run's own, of ``concurrency``.
 
     With ``stop_if_unreachable``, once a connection fails before any has succeeded, the scenarios not yet
     sent are skipped (:data:`UNREACHABLE`): nothing listening is one fact, not one finding per scenario.
@@ -150,7 +153,8 @@ async def run_scenarios(
     pool = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     results, finished = {} if results is None else results, {s.name: asyncio.Event() for s in scenarios}
     streaming = {s.name for s in scenarios if s.expect != "nonstream"}
-    gate, served = asyncio.Semaphore(concurrency), _Endpoints(scenarios, finished)
+    gate = limit if limit is not None else asyncio.Semaphore(concurrency)
+    served = _Endpoints(scenarios, finished)
     reach = {"answered": False, "unreachable": False}
 
     def keep(outcome: ScenarioResult) -> None:
@@ -219,9 +223,42 @@ def run(
     """The synchronous entry point: :func:`run_scenarios` in a fresh event loop. SIGINT and SIGTERM cancel
     the run cleanly and raise :class:`Interrupted` with what finished."""
     results: dict[str, ScenarioResult] = {}
+
+    def probing() -> Awaitable[list[ScenarioResult]]:
+        return run_scenarios(scenarios, config, concurrency=concurrency, progress=progress,
+                             stop_if_unreachable=stop_if_unreachable, on_result=on_result, results=results)
+
+    return _in_a_loop(probing, lambda: [results[s.name] for s in scenarios if s.name in results])
+
+
+def run_together(
+    scenarios: Sequence[Scenario],
+    configs: Sequence[ProbeConfig],
+    *,
+    concurrency: int,
+    stop_if_unreachable: bool = False,
+) -> list[list[ScenarioResult]]:
+    """Several runs of the same scenarios (one per config: its own save folder) started together, with at most
+    ``concurrency`` exchanges in flight across all of them: the load of that many clients at once, even for a
+    suite of one scenario. At concurrency 1 the exchanges go one after another. The results per run, as
+    :func:`run` gives them; SIGINT and SIGTERM raise :class:`Interrupted` with what finished in every run."""
+    partial: list[dict[str, ScenarioResult]] = [{} for _ in configs]
+
+    async def probing() -> list[list[ScenarioResult]]:
+        shared = asyncio.Semaphore(concurrency)
+        return list(await asyncio.gather(*(
+            run_scenarios(scenarios, config, concurrency=concurrency, stop_if_unreachable=stop_if_unreachable,
+                          results=partial[k], limit=shared) for k, config in enumerate(configs))))
+
+    return _in_a_loop(probing, lambda: [p[s.name] for p in partial for s in scenarios if s.name in p])
+
+
+def _in_a_loop(probing: Callable[[], Awaitable[T]], finished: Callable[[], list[ScenarioResult]]) -> T:
+    """``probing()`` in a fresh event loop; SIGINT and SIGTERM cancel it cleanly and raise :class:`Interrupted`
+    with ``finished()``."""
     caught: list[int] = []
 
-    async def main() -> list[ScenarioResult]:
+    async def main() -> T:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         installed = []
@@ -237,9 +274,7 @@ def run(
             except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
                 pass
         try:
-            return await run_scenarios(scenarios, config, concurrency=concurrency, progress=progress,
-                                       stop_if_unreachable=stop_if_unreachable, on_result=on_result,
-                                       results=results)
+            return await probing()
         finally:
             for signum in installed:
                 loop.remove_signal_handler(signum)
@@ -249,5 +284,4 @@ def run(
     except (asyncio.CancelledError, KeyboardInterrupt):
         if not caught and not isinstance(sys.exc_info()[1], KeyboardInterrupt):
             raise
-        done = [results[s.name] for s in scenarios if s.name in results]
-        raise Interrupted(caught[0] if caught else signal.SIGINT, done) from None
+        raise Interrupted(caught[0] if caught else signal.SIGINT, finished()) from None

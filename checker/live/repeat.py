@@ -11,8 +11,10 @@ Two things come out of the runs of one scenario:
   (1-based), so it is always one of the measured values, never an interpolation, and p99 of fewer than 100
   runs is the largest one;
 * flakiness: each run's verdict is (passed or failed at ``--fail-on``, the set of finding codes, how the
-  exchange ended, its HTTP status); when the runs do not all have the same verdict, one RPT001 finding
-  names the runs that differed and how (checker/rules/repeat.py).
+  exchange ended, its HTTP status, the statuses retried before it); when the runs do not all have the same
+  verdict, one RPT001 finding names the runs that differed and how (checker/rules/repeat.py);
+* load: with several levels of ``--concurrency``, a verdict that runs at a higher level had and no run at
+  the lowest level had is RPT002, naming the level, the verdict and its runs.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.findings import Finding, Position, Severity
-from checker.rules.repeat import FLAKY_VERDICT
+from checker.rules.repeat import FLAKY_VERDICT, LOAD_VERDICT
 
 PERCENTILES: tuple[int, ...] = (50, 95, 99)
 # The per-run timings summarised (checker.live.timing's names) and how reports title them.
@@ -123,3 +125,34 @@ def flaky_finding(scenario: str, verdicts: Sequence[Verdict]) -> Finding | None:
                "differing": [{"run": k, **v.as_dict()} for k, v in differing]}
     return FLAKY_VERDICT.finding(Position(line=0, byte=0), details=details, scenario=scenario, total=len(verdicts),
                                  same=counts[usual], usual=usual.describe(), runs=", ".join(map(str, runs)), how=how)
+
+
+def load_finding(scenario: str, levels: Sequence[tuple[int, Sequence[Verdict]]]) -> Finding | None:
+    """RPT002 when a run at a higher concurrency had a verdict that no run at the lowest one had: per level
+    above the lowest, each such verdict and its runs (1-based). None when every verdict under load was seen
+    without it too, or when the lowest level has no verdict to compare with (all skipped)."""
+    ordered = sorted(levels, key=lambda level: level[0])
+    if len(ordered) < 2:
+        return None
+    base_level, base = ordered[0]
+    seen = {v for v in base if v.failed is not None}
+    if not seen:
+        return None
+    new: list[dict[str, Any]] = []
+    for concurrency, verdicts in ordered[1:]:
+        for verdict in dict.fromkeys(v for v in verdicts if v.failed is not None and v not in seen):
+            runs = [k + 1 for k, v in enumerate(verdicts) if v == verdict]
+            new.append({"concurrency": concurrency, "runs": runs, "of": len(verdicts), **verdict.as_dict(),
+                        "words": verdict.describe()})
+    if not new:
+        return None
+    counts: dict[Verdict, int] = {}
+    for verdict in base:
+        counts[verdict] = counts.get(verdict, 0) + 1
+    usual = max(counts, key=lambda v: (counts[v], -list(base).index(v)))
+    how = "; ".join(f"at concurrency {n['concurrency']}: {n['words']} in run{'s' if len(n['runs']) > 1 else ''} "
+                    f"{', '.join(map(str, n['runs']))} of {n['of']}" for n in new)
+    details = {"scenario": scenario, "base": {"concurrency": base_level, "runs": len(base), **usual.as_dict()},
+               "under_load": [{k: v for k, v in n.items() if k != "words"} for n in new]}
+    return LOAD_VERDICT.finding(Position(line=0, byte=0), details=details, scenario=scenario, base=base_level,
+                                total=len(base), usual=usual.describe(), how=how)

@@ -72,9 +72,16 @@ def _visible(line: str) -> str:
     )
 
 
+# Families whose findings compare several exchanges: no single capture shows one.
+_NO_CAPTURE = {"RPT": "No single capture shows it: it compares the runs of `sse-check probe --repeat`. Its bad and "
+                      "good examples are runs against `sse-check serve` with and without a fault "
+                      "(tests/live/test_probe_repeat.py, tests/live/test_probe_load.py)."}
+
+
 def _example(rule: Rule, captures: Path) -> str:
     if not rule.bad:
-        return "No stream should produce it: it reports a bug in sse-check itself, found on that stream."
+        return _NO_CAPTURE.get(rule.code[:3],
+                               "No stream should produce it: it reports a bug in sse-check itself, found on that stream.")
     return f"`captures/{rule.bad}`:\n\n{_excerpt(captures, rule.bad)}"
 
 
