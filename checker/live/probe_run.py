@@ -144,17 +144,14 @@ async def run_scenarios(
     ``on_result`` gets each result as its scenario ends; ``results`` (by name) holds those finished so far,
     also when the run is cancelled. Results in the order of ``scenarios``. ``limit``: the bound on exchanges
     in flight, shared with other runs (:func:`run_together`); by default this run's own, of ``concurrency``.
-
     With ``stop_if_unreachable``, once a connection fails before any has succeeded, the scenarios not yet
-    sent are skipped (:data:`UNREACHABLE`): nothing listening is one fact, not one finding per scenario.
-    A server that answered once and then stops answering still gets its findings; see also _Endpoints."""
+    sent are skipped (:data:`UNREACHABLE`): nothing listening is one fact, not one finding per scenario."""
     timeout = httpx.Timeout(connect=config.limits.connect_timeout, read=None, write=config.limits.idle_timeout,
                             pool=None)
     pool = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     results, finished = {} if results is None else results, {s.name: asyncio.Event() for s in scenarios}
     streaming = {s.name for s in scenarios if s.expect != "nonstream"}
-    gate = limit if limit is not None else asyncio.Semaphore(concurrency)
-    served = _Endpoints(scenarios, finished)
+    gate, served = limit if limit is not None else asyncio.Semaphore(concurrency), _Endpoints(scenarios, finished)
     reach = {"answered": False, "unreachable": False}
 
     def keep(outcome: ScenarioResult) -> None:
