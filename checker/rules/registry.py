@@ -40,7 +40,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
                          "error event, one response at a time, continuation"),
     "FMT": ("structured output", "the answer's text against the JSON format the request asked for (json_schema, "
                                  "json_object), in all three dialects"),
-    "RPT": ("repetition", "one scenario probed several times (probe --repeat): a verdict that changes between runs"),
+    "RPT": ("repetition", "one scenario probed several times (probe --repeat): a verdict that changes between runs, or only under load (--concurrency 1,8)"),
     # Checked by flows of several requests (checker.surface), not in one stream.
     "FLW": ("flows", "flows of several requests: a step built from an earlier answer"),
     "MOD": ("models", "GET /v1/models: a valid list, and the model under test in it"),
