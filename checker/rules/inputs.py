@@ -50,3 +50,20 @@ NAMED_TOOL_IGNORED = rule(
     bad="surface/INP002-named-tool-choice-ignored.flow.json",
     good="surface/good-named-tool-choice.flow.json",
 )
+HOSTED_TOOL_IGNORED = rule(
+    "INP003", "hosted-tool-ignored", "error",
+    "tool_choice forced the hosted tool {tool}, but the answer has no {item} item: the tool was ignored",
+    summary="Flags a 2xx answer to a request that forces a hosted tool (`tools: [{type: \"web_search\"}]`, "
+            "`tool_choice: {type: \"web_search\"}`) and has no call of that tool in its output.",
+    why="A server that does not run a hosted tool must refuse it (a 4xx naming the tool: unsupported, one line); "
+        "one that takes the request and answers from the model alone returns text the client believes is backed "
+        "by a search, with no `web_search_call` to show it was not. Open Responses: 'Hosted tools must have "
+        "corresponding item types', and in the structured form of tool_choice the tool is required.",
+    sources=(f"{OR_SPEC} ('Offline Web Search', 'Internally-hosted tools', 'tool_choice')",
+             "reference/open-responses-openapi.json (WebSearchToolChoice, WebSearchCall)",
+             "openresponses src/lib/compliance-tests.ts (offline-web-search: an output item of type "
+             "web_search_call)"),
+    clients=("open-responses",),
+    bad="surface/INP003-hosted-tool-ignored.flow.json",
+    good="surface/good-hosted-web-search.flow.json",
+)

@@ -9,11 +9,13 @@ its own capability row:
   ``EasyInputMessage`` form) and once as ``output_text`` parts (what a client got back and returns as it is);
 * ``image_input``: an ``input_image`` part holding a data URL;
 * ``file_input``: an ``input_file`` part holding base64 ``file_data`` and its ``filename``;
-* ``named_tool_choice``: ``tool_choice: {type: "function", name}`` naming one of two functions, each in turn.
+* ``named_tool_choice``: ``tool_choice: {type: "function", name}`` naming one of two functions, each in turn;
+* ``hosted_web_search``: the hosted ``web_search`` tool, offline (``external_web_access: false``), forced.
 
 The first two are forms a server must take (refused: INP001, broken); images, files and a forced tool depend on
 the model and the server, so their step is a *gate*: a 404/405/501 or a 4xx error saying "not supported" makes
-the row unsupported, one line. A forced tool that is answered must be a call to that function (INP002).
+the row unsupported, one line. A forced tool that is answered must be a call to that function (INP002), a
+forced hosted tool a call of its item type (INP003).
 """
 
 from __future__ import annotations
@@ -95,7 +97,14 @@ FORMS: dict[str, tuple[str, str, bool, list[dict[str, Any]], dict[str, Any]]] = 
     "named_tool_choice": (
         "tool_choice naming one function", "a tool_choice naming one function", True,
         [_message("user", "What should I wear in Berlin?")], {"tools": TOOLS, "parallel_tool_calls": False}),
+    "hosted_web_search": (
+        "hosted web_search tool (offline)", "the hosted web_search tool", True,
+        [_message("user", "Find the most relevant cached result for sse-check.")],
+        {"tools": [{"type": "web_search", "external_web_access": False}], "tool_choice": {"type": "web_search"},
+         "include": ["web_search_call.action.sources"]}),
 }
+# A forced hosted tool, and the output item type its call has.
+HOSTED_ITEMS = {"web_search": "web_search_call", "file_search": "file_search_call"}
 
 
 def feature_name(flow: str) -> str:
@@ -106,6 +115,9 @@ def flow_for(name: str) -> Flow:
     title, words, gate, items, extra = FORMS[name]
     body = {"input": items, "max_output_tokens": MAX_OUTPUT_TOKENS, **extra}
     details: dict[str, Any] = {"form": words}
+    hosted = extra.get("tool_choice", {}).get("type") if isinstance(extra.get("tool_choice"), dict) else None
+    if hosted in HOSTED_ITEMS:
+        details["hosted"] = {"tool": hosted, "item": HOSTED_ITEMS[hosted]}
     if name != "named_tool_choice":
         steps = (Step(name=STEP, api=API, body=body, expect="stream", gate=gate, summary=f"a request with {words}"),)
     else:
@@ -137,10 +149,12 @@ def _called(output: Any) -> str:
 
 def judge(record: FlowRecord) -> list[StepFinding]:
     """INP001 on a refused form that a server must take, INP002 on a forced function not called."""
-    forced = record.details.get("forced")
+    forced, hosted = record.details.get("forced"), record.details.get("hosted")
     if isinstance(forced, Mapping):
         return _judge_forced(record, forced)
     step = record.step(STEP)
+    if isinstance(hosted, Mapping):
+        return _judge_hosted(step, hosted)
     if step is None or step.status is None or step.ok or _GATED.get(record.flow, False):
         return []  # a gated form refused otherwise than "not supported": the step's own HTTP finding says so
     return [(STEP, rules.INPUT_FORM_REFUSED.finding(
@@ -159,6 +173,16 @@ def _judge_forced(record: FlowRecord, forced: Mapping[str, Any]) -> list[StepFin
         if not names or any(called != tool for called in names):
             found.append((step.name, rules.NAMED_TOOL_IGNORED.finding(START, wanted=tool, got=_called(output))))
     return found
+
+
+def _judge_hosted(step: Any, hosted: Mapping[str, Any]) -> list[StepFinding]:
+    if step is None or not step.ok:
+        return []  # declined (unsupported at the gate), or an error the step's own finding reports
+    output = step.answer.get("output") if isinstance(step.answer, Mapping) else None
+    item = str(hosted.get("item"))
+    if any(isinstance(o, Mapping) and o.get("type") == item for o in (output if isinstance(output, list) else [])):
+        return []
+    return [(STEP, rules.HOSTED_TOOL_IGNORED.finding(START, tool=str(hosted.get("tool")), item=item))]
 
 
 _GATED = {name: gate for name, (_, _, gate, _, _) in FORMS.items()}

@@ -18,11 +18,14 @@ MODEL = "tiny-qwen3-random"
 FLOWS = "system_message,assistant_history,image_input,file_input,named_tool_choice"
 TEXT = LLAMA_CAPTURES / "plain_text.sse"
 CALL = LLAMA_CAPTURES / "reasoning_one_call.sse"  # one call, to get_time
+# OpenAI's stream of a request with the web_search tool: a web_search_call, then the message.
+SEARCHED = LLAMA_CAPTURES.parent / "real-openai" / "pydantic-openai-responses-model-web-search-tool-stream.sse"
 
 
-def probe(url: str, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+def probe(url: str, *args: str, flows: str = FLOWS, profile: str = "llama.cpp",
+          ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", MODEL, "--api", "responses",
-                           "--no-progress", "--format", "json", "--profile", "llama.cpp", "-s", FLOWS, *args],
+                           "--no-progress", "--format", "json", "--profile", profile, "-s", flows, *args],
                           capture_output=True, text=True, timeout=120)
     return proc, json.loads(proc.stdout) if proc.stdout.strip() else {}
 
@@ -42,10 +45,12 @@ def _error(folder: Path, name: str, status: int, message: str, kind: str) -> Non
     (folder / f"{name}.headers.txt").write_text(f"HTTP/1.1 {status}\nContent-Type: application/json\n")
 
 
-def _answers(folder: Path, *, refuse_roles: bool = False, ignore_choice: bool = False) -> Path:
+def _answers(folder: Path, *, refuse_roles: bool = False, ignore_choice: bool = False,
+             ignore_search: bool = False) -> Path:
     """A replay folder: text answers to the two forms a server must take (or a 400 to the roles), a 500 "not
     supported" to the image and a 400 to the file (as the real llama-server answers without a vision model),
-    and a call to the function each forced step names (or to get_time for both: the choice ignored)."""
+    and a call to the function each forced step names (or to get_time for both: the choice ignored); the forced
+    web_search answered by OpenAI's recorded search (or by a text answer: the hosted tool ignored)."""
     folder.mkdir()
     if refuse_roles:
         _error(folder, "system_message.answer", 400, "Invalid role 'developer'", "invalid_request_error")
@@ -61,6 +66,7 @@ def _answers(folder: Path, *, refuse_roles: bool = False, ignore_choice: bool = 
     # A server that honours the choice: the same recorded call, made to the function the step forces.
     weather = call if ignore_choice else call.replace(b'"get_time"', b'"get_weather"')
     (folder / "named_tool_choice.force_get_weather.sse").write_bytes(weather)
+    (folder / "hosted_web_search.answer.sse").write_bytes((TEXT if ignore_search else SEARCHED).read_bytes())
     return folder
 
 
@@ -108,3 +114,21 @@ def test_a_forced_tool_answered_with_another_call_is_inp002_and_degrades_the_age
     assert forced["why"] == "tool_choice named the function get_weather, but the answer called get_time"
     agents = next(r for r in report["readiness"] if r["client"] == "openai-agents")
     assert agents["verdict"] == "degraded" and agents["finding"]["code"] == "INP002"
+
+
+def test_a_forced_hosted_tool_that_ran_is_supported(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(_answers(tmp_path / "set")))
+    _, report = probe(server.url, flows="hosted_web_search", profile="openai")  # OpenAI's own answer
+    # (recorded for a request without the step's max_output_tokens 200, it used more: LIF017, no INP finding)
+    assert not [c for c in codes(report, "hosted_web_search.answer") if c.startswith("INP")]
+    assert row(report, "inputs.hosted_web_search")["status"] == "supported"
+
+
+def test_a_forced_hosted_tool_answered_without_its_call_is_inp003(serve: Any, tmp_path: Path) -> None:
+    server = serve(str(_answers(tmp_path / "set", ignore_search=True)))
+    proc, report = probe(server.url, flows="hosted_web_search")
+    assert proc.returncode == 1
+    assert codes(report, "hosted_web_search.answer") == ["INP003"]
+    search = row(report, "inputs.hosted_web_search")
+    assert search["status"] == "broken" and search["finding"]["code"] == "INP003"
+    assert "web_search_call" in search["why"]
