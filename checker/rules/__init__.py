@@ -9,5 +9,6 @@ from checker.rules import flows, models, tool_turns  # noqa: F401
 from checker.rules.registry import FAMILIES, RULES, Rule, get, select
 from checker.rules import stored  # noqa: F401
 from checker.rules import inputs  # noqa: F401
+from checker.rules import tool_choice  # noqa: F401
 
 __all__ = ["FAMILIES", "RULES", "Rule", "get", "select"]

@@ -47,6 +47,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "TUR": ("tool turns", "multi-step tool use: a function call's result sent back, call ids across requests"),
     "INP": ("input forms", "what a request may carry that a server must take: system and developer messages, an "
                            "assistant turn in the history, a tool_choice that names one function"),
+    "TCH": ("tool choice", "the tool a request forces (tool_choice by name) and the tools it offers, against the calls "
+                           "of the answer"),
 }
 
 

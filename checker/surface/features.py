@@ -13,7 +13,8 @@ from collections.abc import Iterable, Sequence
 from checker.surface.flow import Flow
 
 # Feature modules under checker.surface, in run order.
-MODULES: tuple[str, ...] = ("models", "turns", "inputs", "structured", "stored_probe")
+MODULES: tuple[str, ...] = ("models", "turns", "inputs", "structured", "stored_probe", "tool_choice", "custom_tool",
+                            "json_mode")
 
 
 def builtin_flows(apis: Sequence[str]) -> list[Flow]:

@@ -80,6 +80,8 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
         Reliance("tool_turn.responses", True, "codex codex-rs/protocol/src/models.rs (every tool call's result "
                                               "goes back as ResponseInputItem::FunctionCallOutput)"),
         Reliance("models", False, "codex codex-rs/lmstudio/src/client.rs (OSS providers list GET {base}/models)"),
+        Reliance("custom_tool.responses", False, "codex codex-rs/core/src/tools/handlers/apply_patch.rs "
+                                                 "(create_apply_patch_freeform_tool: apply_patch as a custom tool)"),
     ),
     "openai-agents": (
         Reliance("tool_turn.responses", True, "openai-agents-python src/agents/items.py (ToolCallOutputItem: the "
@@ -94,6 +96,11 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
                                                     "(to_input_list: the earlier run's items are the next input)"),
         Reliance("inputs.named_tool_choice", False, "openai-agents-python src/agents/models/openai_responses.py "
                                                     "(Converter.convert_tool_choice: a tool's name is forced)"),
+        Reliance("tool_choice.responses", False, "openai-agents-python src/agents/models/openai_responses.py "
+                                                 "(Converter.convert_tool_choice: ModelSettings.tool_choice naming "
+                                                 "a tool)"),
+        Reliance("tool_choice.chat", False, "openai-agents-python src/agents/models/chatcmpl_converter.py "
+                                            "(Converter.convert_tool_choice)"),
     ),
     "anthropic-python": (
         Reliance("tool_turn.messages", False, "anthropic-sdk-python src/anthropic/types/tool_result_block_param.py"),
