@@ -47,3 +47,24 @@ CALLED_TOOL_NOT_OFFERED = rule(
     bad="surface/TCH002-called-tool-not-offered.flow.json",
     good=GOOD,
 )
+AGENTS_VALIDATE = ("openai-agents-python src/agents/tool.py (function_tool's _on_invoke_tool_impl: the arguments "
+                   "go through the tool's pydantic model; a ValidationError raises ModelBehaviorError \"Invalid JSON "
+                   "input for tool …\")")
+STRICT_GUIDE = ("OpenAI function calling guide, strict mode: with `strict: true` the call's arguments follow the "
+                "function's `parameters` schema exactly")
+ARGUMENTS_OFF_SCHEMA = rule(
+    "TCH003", "arguments-off-strict-schema", "error",
+    "call {call_id} of {name}: the arguments do not match the parameters schema the request sent with strict: "
+    "true: {detail}",
+    summary="Flags a function call whose arguments (JSON) do not validate against the `parameters` schema of a "
+            "tool the request declared with `strict: true` (chat `function.strict`, Responses and Anthropic "
+            "`strict`).",
+    why="Strict mode is a promise that the arguments follow the schema, and clients build on it: the Agents SDK "
+        "validates them with the tool's pydantic model and ends the run with ModelBehaviorError (\"Invalid JSON "
+        "input for tool …\"); openai-python's `pydantic_function_tool` with `.parse()` parses them into the "
+        "model; code that reads `args[\"unit\"]` of a required member raises KeyError.",
+    sources=(STRICT_GUIDE, RESPONSES_REF, CHAT_REF, AGENTS_VALIDATE),
+    clients=("openai-agents",),
+    bad="surface/TCH003-arguments-off-strict-schema.flow.json",
+    good=GOOD,
+)

@@ -36,8 +36,8 @@ def responses_call(name: str) -> bytes:
     return encode(stream.completed(usage(20, 5)).events)
 
 
-def chat_call(name: str) -> bytes:
-    return encode_chat(ChatStreamBuilder().tool_call(name, ['{"city": ', '"Tokyo"}']).chunks(usage=True))
+def chat_call(name: str, arguments: str = '"Tokyo"}') -> bytes:
+    return encode_chat(ChatStreamBuilder().tool_call(name, ['{"city": ', arguments]).chunks(usage=True))
 
 
 def chat_text(deltas: list[str]) -> bytes:
@@ -84,7 +84,8 @@ def rows(report: dict[str, Any]) -> dict[str, tuple[str, str | None]]:
 def test_a_server_that_ignores_the_forced_tool_custom_tools_and_json_mode(serve: Any, tmp_path: Path) -> None:
     folder = replay_folder(tmp_path / "replay", {
         "tool_choice": responses_text(["It is ", "noon in Tokyo."]),  # forced get_time: answered in text
-        "chat/tool_choice": chat_call("get_weather"),  # forced get_time: another tool called
+        # forced get_time: another tool called (with arguments its strict schema takes)
+        "chat/tool_choice": chat_call("get_weather", '"Tokyo", "unit": "celsius"}'),
         "messages/tool_choice": messages_call("get_time"),  # honoured
         "custom_tool": responses_text(["print('hello world')"]),  # the custom tool's input, as text
         "json_mode": responses_text(["Sunny, ", "18 degrees."]),  # JSON mode ignored
@@ -129,4 +130,14 @@ def test_a_server_that_honours_them_passes(serve: Any, tmp_path: Path) -> None:
         "tool_choice.responses": "supported", "tool_choice.chat": "supported", "tool_choice.messages": "supported",
         "custom_tool.responses": "supported", "json_mode.responses": "supported", "json_mode.chat": "supported"}
     codes = {f["code"] for entry in report["files"] for f in entry["findings"] if f["severity"] != "info"}
-    assert not codes & {"TCH001", "TCH002", "FMT001", "FMT004"}, codes
+    assert not codes & {"TCH001", "TCH002", "TCH003", "FMT001", "FMT004"}, codes
+
+
+def test_arguments_off_a_strict_tool_s_schema(serve: Any, tmp_path: Path) -> None:
+    folder = replay_folder(tmp_path / "replay", {"chat/tool_choice": chat_call("get_time", '"Berlin"}')})
+    server = serve(str(folder))
+    code, report = run("probe", server.url, "--model", "m", "--api", "chat", "-s", "tool_choice")
+    assert code == 1
+    row = next(r for r in report["capabilities"] if r["feature"] == "tool_choice.chat")
+    assert (row["status"], row["finding"]["code"]) == ("broken", "TCH003")
+    assert '/city: "Berlin" is not one of' in row["why"]
