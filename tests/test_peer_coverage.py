@@ -78,3 +78,52 @@ def test_the_checks_see_a_wrong_name() -> None:
     assert "inputs.nope" not in capability_rows() and "inputs.image_input" in capability_rows()
     assert _names(RUNNABLE.findall("flow `stored` (steps …)")[0]) == ["stored"]
     assert "stored" in runnable_names() and "plain_text_nonstream" in runnable_names()
+
+
+# --- the pages of CompatCanary and openai-compatible-tester (docs/peers/README.md's rule) ---------------------
+
+PEERS = ROOT / "docs" / "peers"
+# The pages whose check tables (the section "Its checks, one by one") are held to the mapping rule.
+CHECK_TABLES = ("compatcanary.md", "openai-compatible-tester.md")
+TICKED = re.compile(r"`([a-z_]+\.[a-z_]+)`")
+# How a row that maps to no rule or row says why.
+REASONS = ("not flagged", "not sent", "out of sse-check's scope")
+# A backticked dotted name whose first part is a capability's is meant as a capability row (``text.format`` is not).
+PREFIXES = {name.split(".")[0] for name in capability_rows()}
+
+
+def test_the_index_and_the_peer_pages_are_there() -> None:
+    assert {"README.md", *CHECK_TABLES} <= {page.name for page in PAGES}
+
+
+def ours(page: Path) -> str:
+    """The page without the first cell of each table row: there the peers' own names stand (``models.list``)."""
+    return "\n".join(line.split("|", 2)[-1] if line.startswith("|") else line
+                     for line in page.read_text(encoding="utf-8").splitlines())
+
+
+@pytest.mark.parametrize("name", ("README.md", *CHECK_TABLES))
+def test_every_backticked_capability_row_exists(name: str) -> None:
+    # These pages write a capability row as `feature.api` (their steps never: `tool_turn.call` would be read as one).
+    named = {n for n in TICKED.findall(ours(PEERS / name)) if n.split(".")[0] in PREFIXES}
+    assert sorted(named - capability_rows()) == []
+
+
+def check_rows(page: Path) -> list[str]:
+    """The rows of the page's check table (after its heading, up to the next heading), without the header."""
+    text = page.read_text(encoding="utf-8")
+    start = text.index("## Its checks, one by one")
+    end = text.find("\n## ", start + 1)
+    lines = text[start:end if end != -1 else None].splitlines()
+    return [line for line in lines if line.startswith("|") and not set(line) <= set("|- ")][1:]
+
+
+@pytest.mark.parametrize("name", CHECK_TABLES)
+def test_every_peer_check_maps_to_a_rule_or_a_row_or_says_why_not(name: str) -> None:
+    rows = check_rows(PEERS / name)
+    assert len(rows) >= 20, "the table lists the peer's checks"
+    for row in rows:
+        answer = row.rstrip(" |").rsplit("|", 1)[-1]
+        mapped = CODE.search(answer) or any(n in capability_rows() for n in TICKED.findall(answer)) \
+            or "`models`" in answer or "`--transport websocket`" in answer or "readiness" in answer
+        assert mapped or any(reason in answer for reason in REASONS), f"{name}: {row[:100]}"
