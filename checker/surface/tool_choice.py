@@ -4,9 +4,11 @@ One flow per dialect probed: one streamed request offering the suite's two tools
 ``get_time``) and forcing the second by name, in the dialect's words (:data:`FORCED`): Responses
 ``{"type": "function", "name": …}``, chat ``{"type": "function", "function": {"name": …}}``, Anthropic
 ``{"type": "tool", "name": …}``. The second tool is forced so that a server that calls the first tool it is
-given, or any tool, is told from one that honours the choice. The stream gets every stream check; the judge
-reads the answer's calls against the request: the forced function not called (TCH001: a text answer, or a call
-to another function), a call to a function the request did not offer (TCH002).
+given, or any tool, is told from one that honours the choice. The tools are declared ``strict: true`` where the
+dialect has it without a beta (Responses, chat). The stream gets every stream check; the judge reads the
+answer's calls against the request: the forced function not called (TCH001: a text answer, or a call to another
+function), a call to a function the request did not offer (TCH002), a strict tool's arguments that its schema
+refuses (TCH003).
 
 An answer with neither a call nor text (only reasoning, cut by the token limit) is not judged: it says nothing
 about the choice. A server that refuses the named form with an error saying it is not supported makes the row
@@ -29,8 +31,8 @@ from checker.live.adapters.base import Ask
 from checker.live.scenarios import MAX_OUTPUT_TOKENS, TOOLS, qualified
 from checker.rules import tool_choice as rules
 from checker.surface.capability import Feature, register
-from checker.surface.flow import Flow, Step
 from checker.structured_output import SHOWN_ERRORS, parse_json
+from checker.surface.flow import Flow, Step
 from checker.surface.record import START, FlowRecord, StepFinding
 
 FLOW = "tool_choice"
@@ -94,8 +96,8 @@ def _responses_calls(output: Sequence[Mapping[str, Any]]) -> list[Call]:
 
 
 def _chat_calls(output: Sequence[Mapping[str, Any]]) -> list[Call]:
-    calls = [c for m in output for c in (m.get("tool_calls") or ()) if isinstance(c, Mapping)] \
-        if all(isinstance(m.get("tool_calls") or [], list) for m in output) else []
+    calls = [c for m in output if isinstance(m.get("tool_calls"), list) for c in m["tool_calls"]
+             if isinstance(c, Mapping)]
     return [(str(c.get("id")), str((c.get("function") or {}).get("name")), "function",
              (c.get("function") or {}).get("arguments")) for c in calls]
 
@@ -127,6 +129,11 @@ def _chat_forced(choice: Any) -> tuple[str, str] | None:
 def _messages_forced(choice: Any) -> tuple[str, str] | None:
     ok = isinstance(choice, Mapping) and choice.get("type") == "tool" and isinstance(choice.get("name"), str)
     return (str(choice["name"]), "function") if ok else None
+
+
+def _chat_text(content: Any) -> str:
+    """A chat message's text: its content string, or the text of its content parts."""
+    return content if isinstance(content, str) else _text_parts(content, ("text",))
 
 
 def _chat_strict(body: dict[str, Any]) -> None:
@@ -163,8 +170,7 @@ WORDS: dict[str, Words] = {
         declare_strict=_chat_strict,
         strict=lambda req: _strict(req.get("tools"), lambda t: t.get("function") if t.get("type") == "function"
                                    else None, "parameters"),
-        text=lambda output: "".join(m.get("content") if isinstance(m.get("content"), str)
-                                    else _text_parts(m.get("content"), ("text",)) for m in output)),
+        text=lambda output: "".join(_chat_text(m.get("content")) for m in output)),
     "messages": Words(
         where="tool_choice {type: tool, name}",
         force=lambda name, was: {"type": "tool", "name": name, **_extras(was)},

@@ -1,12 +1,12 @@
 """What the peer testers (CompatCanary, openai-compatible-tester; docs/peers/) found on the real llama-server
 that sse-check's other flows do not ask: a tool forced by name, a custom tool, JSON mode on /v1/responses.
 
-Found by running it (llama-server b11434, the tiny model, ``--jinja``): on /v1/responses it ignores a
-``tool_choice`` naming a function, a custom tool forced by name, and ``text.format: json_object`` (the answer is
-prose every time: the model is unconstrained and random); on /v1/chat/completions it follows
-``response_format: json_object`` (a grammar). On chat and messages a named tool choice is taken as "some tool"
-(the grammar lets the model pick either offered function), so the row depends on the pick; what never happens
-is a call to a function that was not offered.
+Found by running it (llama-server b11434, the tiny model, ``--jinja``): on /v1/responses, with the flow's
+reasoning effort ``none``, it enforces no tool choice at all (a named one or ``"required"``: the answer is the
+unconstrained random model's prose), has no custom tools, and ignores ``text.format: json_object``; on
+/v1/chat/completions it follows ``response_format: json_object`` (a grammar). On chat and messages a named tool
+choice is taken as "some tool" (the grammar lets the model pick either offered function), so the row depends on
+the pick; what never happens is a call to a function that was not offered.
 """
 
 from __future__ import annotations
