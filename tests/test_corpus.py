@@ -369,7 +369,7 @@ def test_only_the_internal_error_rule_has_no_example() -> None:
 # transcripts (tests/test_ws.py), stored-response flows (tests/test_stored_flows.py) and flow records
 # (checker.surface: tests/surface/test_flow_records.py).
 ELSEWHERE = {"HTP": "http/", "RPL": "replay/", "WSK": "ws/", "STO": "stored/",
-             **{family: "surface/" for family in ("FLW", "MOD", "TUR", "INP")}}
+             **{family: "surface/" for family in ("FLW", "MOD", "TUR", "INP", "TCH")}}
 SURFACE = "surface/"
 
 
