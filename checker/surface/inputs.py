@@ -118,6 +118,7 @@ def flow_for(name: str) -> Flow:
     hosted = extra.get("tool_choice", {}).get("type") if isinstance(extra.get("tool_choice"), dict) else None
     if hosted in HOSTED_ITEMS:
         details["hosted"] = {"tool": hosted, "item": HOSTED_ITEMS[hosted]}
+    steps: tuple[Step, ...]
     if name != "named_tool_choice":
         steps = (Step(name=STEP, api=API, body=body, expect="stream", gate=gate, summary=f"a request with {words}"),)
     else:
