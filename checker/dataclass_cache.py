@@ -9,7 +9,9 @@ calls looks each source text up in a table of code objects first. The same text 
 (none: the ``dataclasses`` module has no ``__future__`` import, and ``dont_inherit`` keeps ours out) is the
 same code, so every class is exactly the class ``dataclasses`` would have built; only the compiling is saved.
 
-The table is a marshal file beside the package's bytecode (``checker/__pycache__/``, or under
+The table maps a 128-bit BLAKE2 digest of each source text to its code object, marshalled on its own: reading
+the table copies bytes, and only the methods a run defines are unmarshalled, so a table grown by other
+commands costs a lint almost nothing. It is a marshal file beside the package's bytecode (``checker/__pycache__/``, or under
 ``$PYTHONPYCACHEPREFIX``), stamped with the interpreter's bytecode magic number; it is written by
 :func:`save` when a run compiled something new, unless bytecode writing is off (``-B``,
 ``PYTHONDONTWRITEBYTECODE``), atomically, and never fails a run: a cache that cannot be read or written is
@@ -26,24 +28,36 @@ import sys
 from types import CodeType
 from typing import Any
 
+try:
+    from _blake2 import blake2b as _blake2b  # hashlib's own BLAKE2, without hashlib's OpenSSL start-up
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b as _blake2b
+
 # Entries kept at most: past it, a save keeps only what this run used (the table follows the code).
 MAX_ENTRIES = 4096
 
 _exec = builtins.exec
-_codes: dict[str, CodeType] = {}
-_used: set[str] = set()
-_state = {"installed": False, "added": False, "path": ""}
+_codes: dict[bytes, bytes] = {}  # digest of a source text -> its code object, marshalled
+_used: set[bytes] = set()
+_state = {"installed": False, "added": False, "read": False, "path": ""}
+
+
+def _digest(source: str) -> bytes:
+    return _blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _cached_exec(source: Any, globals: Any = None, locals: Any = None, /, **options: Any) -> None:
     """``exec`` for the ``dataclasses`` module: a source text's code object from the table when it is there."""
     if type(source) is not str or options:
         return _exec(source, globals, locals, **options)
-    code = _codes.get(source)
-    if code is None:
-        code = _codes[source] = compile(source, "<string>", "exec", dont_inherit=True)
+    key = _digest(source)
+    stored = _codes.get(key)
+    code = marshal.loads(stored) if stored is not None else None
+    if type(code) is not CodeType:
+        code = compile(source, "<string>", "exec", dont_inherit=True)
+        _codes[key] = marshal.dumps(code)
         _state["added"] = True
-    _used.add(source)
+    _used.add(key)
     return _exec(code, globals, locals)
 
 
@@ -75,7 +89,8 @@ def install() -> None:
         return
     _state["installed"] = True
     path = cache_path()
-    if path and not _codes:  # read once per process (a program may run the command line many times)
+    if path and not _state["read"]:  # read once per process (a program may run the command line many times)
+        _state["read"] = True
         try:
             with open(path, "rb") as handle:
                 raw = handle.read()
@@ -83,7 +98,7 @@ def install() -> None:
             if raw.startswith(magic):
                 table = marshal.loads(raw[len(magic):])
                 if isinstance(table, dict):
-                    _codes.update((k, v) for k, v in table.items() if type(k) is str and type(v) is CodeType)
+                    _codes.update((k, v) for k, v in table.items() if type(k) is bytes and type(v) is bytes)
         except (OSError, EOFError, ValueError, TypeError):
             pass  # no table yet, or one this interpreter cannot read: compiled as usual, written anew
     dataclasses.exec = _cached_exec  # type: ignore[attr-defined]  # a module global shadows the builtin
