@@ -1,5 +1,5 @@
 """``python -m checker`` is the same program as ``sse-check``."""
 
-from checker.cli import main
+from checker.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())
