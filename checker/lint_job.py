@@ -10,14 +10,15 @@ capture could not be read). Nothing here writes a report: results go back to the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from checker.captures import is_url, load_json_sidecar, read_chunks, request_for, sidecar
+from checker.captures import is_url, meta_for, read_chunks, request_for
 from checker.engine import LintResult, StreamLinter
 from checker.errors import UsageError
 
 if TYPE_CHECKING:  # imported where a probe's capture needs it: a plain lint does not pay for the HTTP checks
+    from pathlib import Path
+
     from checker.http_checks import ExchangeLinter
     from checker.ws_checks import WebSocketLinter
 
@@ -57,10 +58,8 @@ def sidecars(source: Path | str) -> tuple[dict[str, Any] | None, Any]:
         if not isinstance(request, dict):
             request = meta.get("request") if isinstance(meta, dict) and isinstance(meta.get("request"), dict) else None
         return request, meta
-    path = Path(source)
-    meta_file = sidecar(path, "meta")
-    meta = load_json_sidecar(meta_file) if meta_file.is_file() else None
-    return request_for(path), meta
+    meta = meta_for(source)  # first: an unreadable meta sidecar is the error named, as before
+    return request_for(source), meta
 
 
 def make_linter(request: dict[str, Any] | None, meta: Any, options: dict[str, Any],

@@ -34,14 +34,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urljoin
 
 import orjson
 
 from checker import run_match
 from checker.dialects.runs import JsonPath, RunSpec, Take
 from checker.run_match import Wire
-from checker.schema_files import BASE_URI, document
+from checker.schema_files import BASE_URI, document, join
 
 _TEXT_BODY = re.compile(rb'[^"\\\x00-\x1f]*').match
 # What may follow an integer's last digit inside a longer number.
@@ -251,13 +250,13 @@ def _resolve(schema: Any, base: str) -> tuple[dict[str, Any], str] | None:
     for _ in range(8):
         if not isinstance(schema, dict):
             return None
-        base = urljoin(base, schema.get("$id", ""))
+        base = join(base, schema.get("$id", ""))
         ref = schema.get("$ref")
         if ref is None:
             return schema, base
         if set(schema) - _ANNOTATIONS != {"$ref"} or not isinstance(ref, str) or "#" in ref:
             return None
-        base = urljoin(base, ref)
+        base = join(base, ref)
         schema = document(base)
     return None
 

@@ -18,13 +18,11 @@ events and on mutations of them.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urljoin
 
-from checker.schema_files import document
+from checker.schema_files import document, join
 
 # Keywords that never decide validity (annotations; formats are annotations with validate_formats=False).
 _IGNORED = frozenset({"$schema", "$id", "$comment", "$defs", "definitions", "title", "description", "default",
@@ -51,7 +49,7 @@ def is_valid(schema: Any, instance: Any, base: str) -> Verdict:
         return None
     own = schema.get("$id")
     if own is not None and own != base:
-        base = _join(base, own)
+        base = join(base, own)
     verdict: Verdict = True
     for keyword, value in schema.items():
         if keyword in _IGNORED:
@@ -66,31 +64,6 @@ def is_valid(schema: Any, instance: Any, base: str) -> Verdict:
         if found is None:
             verdict = None
     return verdict
-
-
-_JOINED: dict[tuple[str, str], str] = {}
-
-
-def _join(base: str, ref: str) -> str:
-    """``ref`` resolved against ``base`` (remembered: the same few pairs recur on every event)."""
-    joined = _JOINED.get((base, ref))
-    if joined is None:
-        joined = _JOINED[(base, ref)] = _resolve(base, ref)
-    return joined
-
-
-def _resolve(base: str, ref: str) -> str:
-    """urljoin(base, ref); a path relative to one of sse-check's schema URIs (``../objects/X.json``, what
-    every cross-file ``$ref`` is) by posixpath, which gives the same URI in a fraction of urljoin's time."""
-    scheme, sep, rest = base.partition("://")
-    if not sep or ":" in ref or ref.startswith(("/", "#", "?")) or "?" in ref or "\\" in ref:
-        return urljoin(base, ref)
-    host, _, path = rest.partition("/")
-    path, fragment, pointer = posixpath.join(posixpath.dirname("/" + path), ref).partition("#")
-    resolved = posixpath.normpath(path)
-    if resolved.startswith("//") or (path.endswith("/") and not resolved.endswith("/")):
-        return urljoin(base, ref)
-    return f"{scheme}://{host}{resolved}{fragment}{pointer}"
 
 
 # -- JSON values as JSON Schema sees them ----------------------------------------
@@ -191,7 +164,7 @@ def _const(value: Any, instance: Any, base: str, schema: dict[str, Any]) -> Verd
 def _ref(value: Any, instance: Any, base: str, schema: dict[str, Any]) -> Verdict:
     if type(value) is not str:
         return None
-    uri, _, pointer = _join(base, value).partition("#")
+    uri, _, pointer = join(base, value).partition("#")
     try:
         target: Any = document(uri)
     except ValueError:

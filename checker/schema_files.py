@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import os
 import posixpath
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Literal, Protocol
 
 import orjson
@@ -33,12 +32,25 @@ class Validator(Protocol):
 
 
 @functools.cache
+def folder() -> str | None:
+    """The schemas folder when it is a plain folder (``checker/_schemas`` in a wheel, ``<repo>/schemas`` in an
+    editable install), found by os.path: pathlib (with urllib.parse and ipaddress) costs a small lint more
+    start-up than the files it reads. None for a zipped install."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    for candidate in (os.path.join(here, "_schemas"), os.path.join(os.path.dirname(here), "schemas")):
+        if os.path.isdir(candidate):
+            return candidate
+    return None
+
+
+@functools.cache
 def root() -> Traversable:
     """The schemas folder: packaged data in a wheel, ``<repo>/schemas`` in an editable install."""
-    here = Path(__file__).resolve().parent
-    for folder in (here / "_schemas", here.parent / "schemas"):  # a plain path: importlib.resources costs
-        if folder.is_dir():                                        # more start-up than the files it reads
-            return folder
+    plain = folder()
+    if plain is not None:  # a plain path: importlib.resources costs more start-up than the files it reads
+        from pathlib import Path
+
+        return Path(plain)
     from importlib import resources  # a zipped install
 
     packaged = resources.files("checker") / "_schemas"
@@ -62,12 +74,12 @@ def document(uri: str) -> dict[str, Any]:
     rel = posixpath.normpath(uri[len(BASE_URI):].split("#", 1)[0])
     if rel.startswith("..") or not rel.endswith(".json"):
         raise ValueError(f"bad schema URI: {uri!r}")
-    folder = root()
-    if isinstance(folder, Path):
+    plain = folder()
+    if plain is not None:
         # A plain open: through Path or Traversable each file costs several times more, and the Response
         # schema alone reads 236 of them on a lint's first event.
         try:
-            with open(os.path.join(folder, rel), "rb") as handle:
+            with open(os.path.join(plain, rel), "rb") as handle:
                 raw = handle.read()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise ValueError(f"no schema file for {uri!r}") from None
@@ -84,10 +96,70 @@ def document(uri: str) -> dict[str, Any]:
 
 def file_stems(rel_dir: str) -> frozenset[str]:
     """File stems of the ``*.json`` files in one schemas sub-folder."""
-    folder = schema_file(rel_dir)
-    if not folder.is_dir():
+    plain = folder()
+    if plain is not None:
+        try:
+            names = os.listdir(os.path.join(plain, rel_dir))
+        except (FileNotFoundError, NotADirectoryError):
+            return frozenset()
+        return frozenset(name[: -len(".json")] for name in names if name.endswith(".json"))
+    node = schema_file(rel_dir)
+    if not node.is_dir():
         return frozenset()
-    return frozenset(p.name[: -len(".json")] for p in folder.iterdir() if p.name.endswith(".json"))
+    return frozenset(p.name[: -len(".json")] for p in node.iterdir() if p.name.endswith(".json"))
+
+
+# -- references between schemas ------------------------------------------------
+
+_JOINED: dict[tuple[str, str], str] = {}
+# What a URI that urljoin returns as given may hold: printable ASCII without the characters urllib.parse splits
+# on, strips or normalises (params, query, fragment, IPv6 brackets, blanks, backslashes).
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_SCHEME = _LOWER | frozenset("0123456789+-.")
+_PLAIN = _LOWER | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!$&'()*+,-./:=@_~%")
+_REFERENCE = _PLAIN | {"#"}  # a relative reference may carry a fragment (a JSON pointer)
+
+
+def join(base: str, ref: str) -> str:
+    """``urllib.parse.urljoin(base, ref)``, remembered (the same few pairs recur on every event), without
+    importing urllib.parse (and ipaddress) for the references sse-check's schemas hold."""
+    joined = _JOINED.get((base, ref))
+    if joined is None:
+        joined = _JOINED[(base, ref)] = _join(base, ref)
+    return joined
+
+
+def _join(base: str, ref: str) -> str:
+    # urljoin's own first steps: an empty side gives the other.
+    if not base:
+        return ref
+    if not ref:
+        return base
+    # An absolute URI of another scheme is returned as given; of the base's scheme (with a host) as urlparse
+    # and urlunparse write it, which is itself for a plain URI.
+    if _plain(ref):
+        return ref
+    # A path relative to a plain base (``../objects/X.json`` against one of sse-check's schema URIs, what
+    # every cross-file ``$ref`` is), by posixpath: the same URI in a fraction of urljoin's time.
+    if _plain(base) and ":" not in ref and ref[0] not in "/#" and ref[-1] != "#" and _REFERENCE.issuperset(ref) and \
+            ref.partition("#")[0].rpartition("/")[2] not in (".", ".."):  # urljoin ends those with a slash
+        scheme, _, rest = base.partition("://")
+        host, _, path = rest.partition("/")
+        path, fragment, pointer = posixpath.join(posixpath.dirname("/" + path), ref).partition("#")
+        resolved = posixpath.normpath(path)
+        if not (resolved.startswith("//") or (path.endswith("/") and not resolved.endswith("/"))):
+            return f"{scheme}://{host}{resolved}{fragment}{pointer}"
+    from urllib.parse import urljoin  # anything else
+
+    return urljoin(base, ref)
+
+
+def _plain(uri: str) -> bool:
+    """``scheme://host/path`` of a lowercase scheme, a host, and the plain characters only: a URI that urlparse
+    and urlunparse give back as it is."""
+    scheme, sep, rest = uri.partition("://")
+    return bool(sep) and scheme[:1] in _LOWER and _SCHEME.issuperset(scheme) and rest[:1] not in ("", "/") and \
+        _PLAIN.issuperset(rest)
 
 
 # -- compiling ----------------------------------------------------------------

@@ -36,7 +36,6 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin
 
 from checker import schema_check
 from checker.schema_files import (
@@ -49,6 +48,7 @@ from checker.schema_files import (
     default_backend,
     document,
     file_stems,
+    join,
     rust_available,
     schema_file,
 )
@@ -268,7 +268,7 @@ class SchemaSet:
             ref = sub.get("$ref") if isinstance(sub, dict) else None
             if isinstance(ref, str) and set(sub) - _ANNOTATIONS == {"$ref"} and "/objects/" in ref \
                     and "#" not in ref:
-                parts.append((name, self._shared_validator(urljoin(base, ref))))
+                parts.append((name, self._shared_validator(join(base, ref))))
                 envelope_props[name] = {k: v for k, v in sub.items() if k != "$ref"}
             else:
                 envelope_props[name] = sub
@@ -336,7 +336,7 @@ class _Plan:
         """The plan for an event schema, or None when its violations may depend on values."""
         for _ in range(4):  # follow a wrapper document ({"$ref": …} plus annotations)
             if set(schema) - _ANNOTATIONS == {"$ref"}:
-                schema = document(urljoin(schema.get("$id", ""), schema["$ref"]))
+                schema = document(join(schema.get("$id", ""), schema["$ref"]))
         if set(schema) - _ANNOTATIONS - {"type", "properties", "required"} or schema.get("type") != "object":
             return None
         props = schema.get("properties", {})

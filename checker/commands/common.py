@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from checker.engine import Limits
@@ -25,7 +24,11 @@ from checker.report import FormatNames, ReportOptions
 
 from checker.commands.config import Override, size
 
-if TYPE_CHECKING:  # imported when a run uses a baseline (lint without one does not: start-up)
+# Imported where used: a lint without a baseline does not load it, and pathlib (with urllib.parse and ipaddress,
+# a twentieth of a small lint's start-up) is for the options that name a file or folder.
+if TYPE_CHECKING:
+    from pathlib import Path
+
     from checker.baseline import BaselineRun
 
 
@@ -236,6 +239,8 @@ def report_options(opts: EngineArgs, *, command: str, clients: bool = False) -> 
 
 def save_dir(text: str | None) -> Path | None:
     """``--save DIR``: the folder, created if needed; a UsageError when it is a file."""
+    from pathlib import Path
+
     if not text:
         return None
     path = Path(text)
@@ -249,6 +254,8 @@ def check_output(path: str | None) -> None:
     """Refuse ``-o PATH`` before any work is done when the report could not be written there."""
     if path is None or path == "-":
         return
+    from pathlib import Path
+
     target = Path(path)
     folder = target.parent
     if target.is_dir():
@@ -265,6 +272,8 @@ def open_output(path: str | None) -> Iterator[IO[str]]:
     if path is None or path == "-":
         yield sys.stdout
         return
+    from pathlib import Path
+
     check_output(path)
     target = Path(path)
     try:
@@ -293,6 +302,8 @@ def baseline_run(opts: EngineArgs) -> BaselineRun:
     Callers pass every result through ``run.apply(scenario, result)`` before
     reporting and counting it, then call :func:`finish_baseline`.
     """
+    from pathlib import Path
+
     from checker.baseline import BaselineRun
     from checker.baseline import load as load_baseline
 
@@ -305,6 +316,8 @@ def baseline_run(opts: EngineArgs) -> BaselineRun:
 
 def finish_baseline(opts: EngineArgs, run: BaselineRun) -> None:
     """Write ``--write-baseline FILE`` (atomically) and say so on stderr."""
+    from pathlib import Path
+
     if run.recorded is None or opts.write_baseline is None:
         return
     from checker.baseline import save as save_baseline

@@ -27,17 +27,19 @@ Keys (kebab-case, as on the command line)::
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from checker.captures import is_dir, is_file, path_text
 from checker.engine import Limits
 from checker.errors import UsageError
 from checker.profiles import PROFILES
+
+if TYPE_CHECKING:  # the search goes by os.path; a configuration found, or named, is a Path
+    from pathlib import Path
 
 CONFIG_NAMES = ("sse-check.toml", ".sse-check.toml", "pyproject.toml")
 SEVERITIES = ("error", "warning", "info")
@@ -66,6 +68,9 @@ class Override:
     ignore: tuple[str, ...] | None = None
 
     def matches(self, capture: Path) -> bool:
+        import fnmatch
+        from pathlib import Path
+
         try:
             relative = Path(os.path.relpath(capture.resolve(), self.base.resolve())).as_posix()
         except ValueError:
@@ -81,19 +86,23 @@ class Config:
     overrides: list[Override] = field(default_factory=list)
 
 
-def find(start: Path) -> Path | None:
+def find(start: str) -> Path | None:
     """The nearest configuration file upward from ``start`` (a file's folder or a folder)."""
-    folder = start if start.is_dir() else start.parent
-    folder = folder.resolve()
-    for directory in (folder, *folder.parents):
+    folder = os.path.realpath(start if is_dir(start) else (os.path.dirname(start) or "."))
+    while True:
         for name in CONFIG_NAMES:
-            candidate = directory / name
-            if not candidate.is_file():
+            candidate = os.path.join(folder, name)
+            if not is_file(candidate):
                 continue
             if name != "pyproject.toml" or _may_configure(candidate) and \
                     "sse-check" in (_read(candidate).get("tool") or {}):
-                return candidate
-    return None
+                from pathlib import Path
+
+                return Path(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def load(path: Path) -> Config:
@@ -155,6 +164,8 @@ def apply(args: argparse.Namespace) -> None:
     config = Config()
     if not getattr(args, "isolated", False):
         if getattr(args, "config", None):
+            from pathlib import Path
+
             chosen = Path(args.config)
             if not chosen.is_file():
                 raise UsageError(f"--config {args.config}: no such file")
@@ -184,11 +195,11 @@ def override_for(overrides: Sequence[Override], capture: Path) -> Override | Non
     return None
 
 
-def _start(args: argparse.Namespace) -> Path:
+def _start(args: argparse.Namespace) -> str:
     for path in getattr(args, "paths", None) or ():
         if path != "-":
-            return Path(path)
-    return Path.cwd()
+            return path_text(path)
+    return os.getcwd()
 
 
 # The spellings of a [tool.sse-check] table in TOML: a dotted key or header `tool.sse-check` (quoted or spaced
@@ -197,11 +208,12 @@ _SPELLINGS = (rb"""tool["']?[ \t]*\.[ \t]*["']?sse-check""", rb"""(?m)^[ \t]*["'
               rb"""(?m)^[ \t]*\[[ \t]*["']?tool["']?[ \t]*\]""", rb"""(?m)^[ \t]*["']?sse-check["']?[ \t]*[.=]""")
 
 
-def _may_configure(path: Path) -> bool:
+def _may_configure(path: str) -> bool:
     """Whether a pyproject.toml can hold a [tool.sse-check] table (any spelling of it; else neither tomllib is
     imported nor the file parsed: most projects' pyproject.toml never names the table)."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except OSError:
         return True  # _read reports it
     if b"sse-check" not in raw:
@@ -210,11 +222,11 @@ def _may_configure(path: Path) -> bool:
     return bool(dotted or inline or (header and key))
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: str | Path) -> dict[str, Any]:
     import tomllib  # only when a configuration file is found
 
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML: {exc}") from None

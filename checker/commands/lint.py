@@ -7,8 +7,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker import dialects
 from checker.captures import expand, is_url, load_json_sidecar
@@ -28,6 +27,9 @@ from checker.errors import UsageError
 from checker.executors import ordered_map, usable_cpus
 from checker.lint_job import Job, run_job
 from checker.report import Summary, get_reporter
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 HELP = "lint saved text/event-stream captures of Responses streams"
 
@@ -135,7 +137,7 @@ def run(opts: LintOptions) -> int:
     report = report_options(engine, command="lint", clients=opts.oracle is not None)
     forced_request = None
     if opts.request:
-        forced_request = load_json_sidecar(Path(opts.request), "--request")
+        forced_request = load_json_sidecar(opts.request, "--request")
     sources = expand(list(opts.paths), compressed=True, transcripts=True)
     if opts.oracle:
         _oracle(opts.oracle)  # an unavailable client is a usage error before any work
@@ -201,8 +203,10 @@ def _jobs(opts: LintOptions, captures: int) -> int:
 def _options_for(engine: EngineArgs, source: Path | str, options: dict[str, Any],
                  cache: dict[int, dict[str, Any]], dialect: str | None = None) -> dict[str, Any]:
     """The run's engine options, or those of the configuration's per-path override matching ``source``."""
-    if source == "-" or (isinstance(source, str) and is_url(source)):
+    if not engine.overrides or source == "-" or (isinstance(source, str) and is_url(source)):
         return options
+    from pathlib import Path  # only for a configuration with [[overrides]]
+
     override = override_for(engine.overrides, Path(source))
     if override is None:
         return options
