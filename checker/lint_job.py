@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # imported where a probe's capture needs it: a plain lint doe
 
 @dataclass(slots=True, frozen=True)
 class Job:
+    """One capture to lint and how: its source, the engine's options, a forced request, an oracle to run."""
+
     source: Path | str  # a path, a URL, or "-" (stdin: only in the calling process)
     options: dict[str, Any]  # StreamLinter's keyword arguments (checker.commands.common.engine_options)
     request: dict[str, Any] | None = None  # --request: the same request body for every capture
@@ -34,6 +36,8 @@ class Job:
 
 @dataclass(slots=True)
 class Done:
+    """What a job gives back: the capture's name and result, or the one line saying why it was not read."""
+
     name: str
     result: LintResult | None = None
     error: str | None = None  # the capture could not be read: one line

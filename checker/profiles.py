@@ -35,6 +35,8 @@ class StreamFacts:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class KnownDeviation:
+    """A finding a server is documented to produce (``when``/``when_stream`` narrow it to that case)."""
+
     code: str
     description: str
     # Narrows the deviation to the documented case; None matches every finding of the code.
@@ -63,6 +65,8 @@ class DialectSettings:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Profile:
+    """A reference to hold streams to: per-dialect settings, severities, rules off, known deviations."""
+
     name: str
     description: str
     # By dialect name; a dialect not named here is checked with its own schema set and [DONE] rule.

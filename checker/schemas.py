@@ -327,6 +327,8 @@ _JSON_SCALARS: dict[type, str] = {str: "s", int: "i", bool: "b", type(None): "n"
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
+    """What a flat event's schema checks: the properties it declares, those checked by scalar type alone."""
+
     etype: str
     declared: frozenset[str]  # properties the schema declares
     scalar_only: frozenset[str]  # ... of which those constrained by a scalar `type` alone

@@ -81,6 +81,8 @@ class Override:
 
 @dataclass(slots=True)
 class Config:
+    """A configuration file read: where it is, the options it sets (by argparse dest), its overrides."""
+
     path: Path | None = None
     values: dict[str, Any] = field(default_factory=dict)  # argparse dest -> value
     overrides: list[Override] = field(default_factory=list)

@@ -116,6 +116,8 @@ class _OracleNames:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LintOptions:
+    """``sse-check lint``'s options, typed."""
+
     paths: tuple[str, ...]
     request: str | None = None  # --request FILE
     oracle: str | None = None

@@ -45,6 +45,8 @@ CASE_ENTRY_POINT_GROUP = "sse_check.case_reporters"
 
 @dataclass(slots=True, kw_only=True)
 class ReportOptions:
+    """What every reporter is told of the run: the command, the profile, --fail-on, display options."""
+
     command: str
     profile: str
     fail_on: Severity
@@ -63,6 +65,8 @@ class ReportOptions:
 
 @dataclass(slots=True)
 class Summary:
+    """The run's totals: captures, findings by severity, failed and unreadable captures, baselined findings."""
+
     files: int = 0
     errors: int = 0
     warnings: int = 0

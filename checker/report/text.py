@@ -112,6 +112,8 @@ class DeviationGroup:
 
 @dataclass(slots=True)
 class RuleTotal:
+    """One rule's line in the text report's totals: its findings, occurrences and captures."""
+
     code: str
     name: str
     severity: Severity

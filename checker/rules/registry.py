@@ -54,6 +54,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rule:
+    """One rule: code, name, severity, message template, documentation, sources, the clients it breaks."""
+
     code: str
     name: str
     severity: Severity

@@ -14,6 +14,8 @@ from checker.text import TextAccumulator
 
 @dataclass(slots=True)
 class Part:
+    """A content or summary part of an item as streamed so far: its index, type, text and state."""
+
     index: int
     type: str | None
     text: TextAccumulator
@@ -26,6 +28,8 @@ class Part:
 
 @dataclass(slots=True)
 class Item:
+    """An output item as streamed so far: its identity, position, state and parts."""
+
     id: str | None
     type: str | None
     output_index: int | None

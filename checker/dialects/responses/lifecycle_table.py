@@ -64,6 +64,8 @@ LIFECYCLE_KIND = {
 
 @dataclass(slots=True)
 class MachineState:
+    """The response's lifecycle as the machine has seen it: its state, id and where it moved."""
+
     lifecycle: str = "start"
     response_id: str | None = None
     first_created: int | None = None

@@ -14,6 +14,8 @@ from checker.dialects.responses import hosted
 
 @dataclass(frozen=True, slots=True)
 class Scope:
+    """What an event type does to the output items: the item type, its target within it, its role."""
+
     item_type: str | None  # the item type the event belongs to (None: message or reasoning, by part)
     target: str  # "item" | "content" | "summary" | "args" | "tool" (a hosted-tool call's own events)
     role: str  # "added", "done", "delta", "text_done", "part_added", "part_done", "other"

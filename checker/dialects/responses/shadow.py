@@ -28,6 +28,8 @@ MAX_ITEMS = 10_000
 
 @dataclass(slots=True)
 class ShadowItem:
+    """What was streamed for one item never announced: its texts (by part index) and arguments."""
+
     content: dict[int, TextAccumulator] = field(default_factory=dict)
     summary: dict[int, TextAccumulator] = field(default_factory=dict)
     arguments: TextAccumulator | None = None
