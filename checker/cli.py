@@ -100,12 +100,16 @@ def entry() -> int:
 
 
 def _program(argv: Sequence[str] | None, *, exiting: bool) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Top-level options come before the command, and none takes a value: the first word is the command.
+    command = next((w for w in words if not w.startswith("-")), None)
     # The dataclasses' generated methods compiled once per installation, not at every start-up (a quarter of a
-    # small lint's start-up otherwise; checker/dataclass_cache.py): before any command module is imported.
-    dataclass_cache.install()
+    # small lint's start-up otherwise; checker/dataclass_cache.py), in a table per command: before any command
+    # module is imported.
+    dataclass_cache.install(command if command in COMMANDS else "help")
     collector = _StartupCollector()
     try:
-        return _main(argv, collector)
+        return _main(words, command, collector)
     finally:
         collector.restore(exiting=exiting)
         dataclass_cache.save()
@@ -145,10 +149,8 @@ class _StartupCollector:
             gc.enable()
 
 
-def _main(argv: Sequence[str] | None, collector: _StartupCollector) -> int:
-    words = list(sys.argv[1:] if argv is None else argv)
-    # Top-level options come before the command, and none takes a value: the first word is the command.
-    parser = build_parser(next((w for w in words if not w.startswith("-")), None))
+def _main(words: list[str], command: str | None, collector: _StartupCollector) -> int:
+    parser = build_parser(command)
     args, unknown = parser.parse_known_args(words)
     if unknown:  # named by the command they were given to, not by the top-level parser
         getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")

@@ -10,9 +10,11 @@ calls looks each source text up in a table of code objects first. The same text 
 same code, so every class is exactly the class ``dataclasses`` would have built; only the compiling is saved.
 
 The table maps a 128-bit BLAKE2 digest of each source text to its code object, marshalled on its own: reading
-the table copies bytes, and only the methods a run defines are unmarshalled, so a table grown by other
-commands costs a lint almost nothing. It is a marshal file beside the package's bytecode (``checker/__pycache__/``, or under
-``$PYTHONPYCACHEPREFIX``), stamped with the interpreter's bytecode magic number; it is written by
+the table copies bytes, and only the methods a run defines are unmarshalled. Each command has its own table
+(``lint``'s holds what a lint defines, not what ``probe`` or ``serve`` does: a table of every command's
+methods was twice a lint's to read). It is a marshal file beside the package's bytecode
+(``checker/__pycache__/``, or under ``$PYTHONPYCACHEPREFIX``), stamped with the interpreter's bytecode magic
+number; it is written by
 :func:`save` when a run compiled something new, unless bytecode writing is off (``-B``,
 ``PYTHONDONTWRITEBYTECODE``), atomically, and never fails a run: a cache that cannot be read or written is
 an empty one. Only the command line installs it (checker.cli); a program that imports checker as a library
@@ -37,9 +39,10 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 MAX_ENTRIES = 4096
 
 _exec = builtins.exec
-_codes: dict[bytes, bytes] = {}  # digest of a source text -> its code object, marshalled
-_used: set[bytes] = set()
-_state = {"installed": False, "added": False, "read": False, "path": ""}
+_codes: dict[bytes, bytes] = {}  # digest of a source text -> its code object, marshalled (every table read)
+_used: set[bytes] = set()  # what this command defined since install()
+_tables: dict[str, frozenset[bytes]] = {}  # a table read (by its path) -> the digests it held
+_state: dict[str, Any] = {"installed": False, "path": "", "table": ""}  # the table in use: its path
 
 
 def _digest(source: str) -> bytes:
@@ -56,13 +59,12 @@ def _cached_exec(source: Any, globals: Any = None, locals: Any = None, /, **opti
     if type(code) is not CodeType:
         code = compile(source, "<string>", "exec", dont_inherit=True)
         _codes[key] = marshal.dumps(code)
-        _state["added"] = True
     _used.add(key)
     return _exec(code, globals, locals)
 
 
-def cache_path() -> str:
-    """Where the table lives: beside this package's bytecode ('' when the interpreter keeps none)."""
+def cache_path(command: str = "lint") -> str:
+    """Where ``command``'s table lives: beside this package's bytecode ('' when the interpreter keeps none)."""
     if not _state["path"]:
         from importlib.util import cache_from_source
 
@@ -70,9 +72,8 @@ def cache_path() -> str:
             pyc = cache_from_source(__file__)
         except (NotImplementedError, ValueError):
             return ""
-        tag = sys.implementation.cache_tag
-        _state["path"] = os.path.join(os.path.dirname(pyc), f"dataclass-code.{tag}.marshal")
-    return str(_state["path"])
+        _state["path"] = os.path.join(os.path.dirname(pyc), f"dataclass-code.{sys.implementation.cache_tag}")
+    return f"{_state['path']}.{command}.marshal"
 
 
 def _magic() -> bytes:
@@ -81,16 +82,18 @@ def _magic() -> bytes:
     return MAGIC_NUMBER
 
 
-def install() -> None:
-    """Route the ``dataclasses`` module's ``exec`` through the table (loaded from its file) for this process."""
+def install(command: str = "lint") -> None:
+    """Route the ``dataclasses`` module's ``exec`` through ``command``'s table (read from its file once per
+    process) until :func:`save`."""
     import dataclasses
 
     if _state["installed"]:
         return
     _state["installed"] = True
-    path = cache_path()
-    if path and not _state["read"]:  # read once per process (a program may run the command line many times)
-        _state["read"] = True
+    _used.clear()
+    path = _state["table"] = cache_path(command)
+    if path and path not in _tables:  # read once per process (a program may run the command line many times)
+        keys: frozenset[bytes] = frozenset()
         try:
             with open(path, "rb") as handle:
                 raw = handle.read()
@@ -98,9 +101,12 @@ def install() -> None:
             if raw.startswith(magic):
                 table = marshal.loads(raw[len(magic):])
                 if isinstance(table, dict):
-                    _codes.update((k, v) for k, v in table.items() if type(k) is bytes and type(v) is bytes)
+                    entries = {k: v for k, v in table.items() if type(k) is bytes and type(v) is bytes}
+                    _codes.update(entries)
+                    keys = frozenset(entries)
         except (OSError, EOFError, ValueError, TypeError):
             pass  # no table yet, or one this interpreter cannot read: compiled as usual, written anew
+        _tables[path] = keys
     dataclasses.exec = _cached_exec  # type: ignore[attr-defined]  # a module global shadows the builtin
 
 
@@ -114,18 +120,21 @@ def uninstall() -> None:
 
 
 def save() -> None:
-    """Write the table when this run compiled something new (never raises: the cache is only a cache)."""
-    path = cache_path()
-    if not (_state["added"] and path) or sys.dont_write_bytecode:
+    """Write the command's table when this run defined a method it did not hold (never raises: the cache is only
+    a cache). The table keeps what it held and what the run used, or only the latter past MAX_ENTRIES."""
+    path = str(_state["table"])
+    held = _tables.get(path, frozenset())
+    if not path or _used <= held or sys.dont_write_bytecode:
         return
-    table = _codes if len(_codes) <= MAX_ENTRIES else {k: v for k, v in _codes.items() if k in _used}
+    keys = held | _used if len(held | _used) <= MAX_ENTRIES else _used
+    table = {k: _codes[k] for k in keys if k in _codes}
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(temporary, "wb") as handle:
             handle.write(_magic() + marshal.dumps(table))
         os.replace(temporary, path)  # atomic: a concurrent run reads the old table or the new one
-        _state["added"] = False
+        _tables[path] = frozenset(table)
     except (OSError, ValueError):
         try:
             os.unlink(temporary)

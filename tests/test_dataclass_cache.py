@@ -88,18 +88,33 @@ def test_the_command_line_writes_the_table_and_reads_it_back(tmp_path: Path) -> 
     assert not list(tmp_path.rglob("dataclass-code.*"))
     subprocess.run(lint, cwd=ROOT, env=env, check=True, capture_output=True)
     tables = list(tmp_path.rglob("dataclass-code.*.marshal"))
-    assert len(tables) == 1 and tables[0].stat().st_size > 1000
-    probe = ("import dataclasses, sys; from checker import dataclass_cache as d; d.install(); "
-             "import checker.commands.lint, checker.report.text; print(d._state['added'], len(d._codes))")
+    assert [t.name.split(".")[-2] for t in tables] == ["lint"] and tables[0].stat().st_size > 1000
+    probe = ("import dataclasses, sys; from checker import dataclass_cache as d; d.install('lint'); "
+             "import checker.commands.lint, checker.report.text; "
+             "print(d._used <= d._tables[d.cache_path('lint')], len(d._used))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True, capture_output=True,
                           text=True)
-    added, entries = done.stdout.split()
-    assert added == "False" and int(entries) > 100  # every method of those modules came from the table
+    held, used = done.stdout.split()
+    assert held == "True" and int(used) > 100  # every method of those modules came from the table
+
+
+def test_each_command_has_its_own_table(tmp_path: Path) -> None:
+    """A lint reads the methods a lint defines, not every command's: `rules` writes a table of its own."""
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": str(tmp_path / "pycache"), "NO_COLOR": "1"}
+    for args in (["lint", "captures/conforming/text.sse"], ["rules", "ITM001"], ["--version"]):
+        subprocess.run([sys.executable, "-m", "checker", *args], cwd=ROOT, env=env, check=True, capture_output=True)
+    names = sorted(t.name.split(".")[-2] for t in tmp_path.rglob("dataclass-code.*.marshal"))
+    assert names == ["help", "lint", "rules"]
+    before = {t.name: t.stat().st_mtime_ns for t in tmp_path.rglob("dataclass-code.*.marshal")}
+    subprocess.run([sys.executable, "-m", "checker", "lint", "captures/conforming/text.sse"], cwd=ROOT, env=env,
+                   check=True, capture_output=True)
+    after = {t.name: t.stat().st_mtime_ns for t in tmp_path.rglob("dataclass-code.*.marshal")}
+    assert after == before  # nothing new to a lint: no table written
 
 
 def test_an_unreadable_table_is_an_empty_one(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": str(tmp_path / "pycache"), "NO_COLOR": "1"}
-    find = ("from checker import dataclass_cache as d; print(d.cache_path())")
+    find = ("from checker import dataclass_cache as d; print(d.cache_path('lint'))")
     path = Path(subprocess.run([sys.executable, "-c", find], cwd=ROOT, env=env, check=True, capture_output=True,
                                text=True).stdout.strip())
     path.parent.mkdir(parents=True, exist_ok=True)
