@@ -23,6 +23,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "flows", "models", "tool_turns",
     "stored",
     "inputs",
+    "tool_choice",
 )
 
 __all__ = ["FAMILIES", "FAMILY_MODULES", "RULES", "Rule", "get", "load_all", "select"]
