@@ -1,10 +1,10 @@
-"""Input-form rules (INP): what a request may carry that a server must take, and a tool_choice it must honour.
+"""Input-form rules (INP): what a request may carry that a server must take, and a hosted tool it must not ignore.
 
 The Open Responses specification (release 2026-04-24) and OpenAI's description let a request's ``input`` hold
 messages of every role (``system``, ``developer``, ``user``, ``assistant``: an earlier assistant turn as plain
-text or as the ``output_text`` parts a client got back), and let ``tool_choice`` name the one function the model
-must call. Clients send all of these: a chat history replayed turn by turn, an agent's earlier items sent back,
-a forced tool. The probe's input-form flows (:mod:`checker.surface.inputs`) send each once, stream the answer
+text or as the ``output_text`` parts a client got back), and let ``tool_choice`` force a hosted tool. Clients send
+all of these: a chat history replayed turn by turn, an agent's earlier items sent back, a hosted search. (A
+function forced by name is the tool-choice family's: TCH001.) The probe's input-form flows (:mod:`checker.surface.inputs`) send each once, stream the answer
 (every stream check applies) and judge the round trip with the rules here. Their examples are flow records
 (``captures/surface/*.flow.json``), judged again by tests/surface/test_flow_records.py.
 """
@@ -13,12 +13,10 @@ from checker.rules.registry import rule
 
 OR_SPEC = "Open Responses specification, https://www.openresponses.org/specification"
 OPENAPI = "reference/open-responses-openapi.json (MessageRole: user, assistant, system, developer; ItemParam)"
-OPENAI_API = "reference/openai-openapi.json (EasyInputMessage, tool_choice: ToolChoiceFunction)"
+OPENAI_API = "reference/openai-openapi.json (EasyInputMessage, InputMessage)"
 AGENTS_HISTORY = ("openai-agents-python src/agents/result.py (RunResultBase.to_input_list: the earlier turn's "
                   "items, its assistant messages with their output_text parts, are the next run's input)")
-AGENTS_TOOL_CHOICE = ("openai-agents-python src/agents/models/openai_responses.py (Converter.convert_tool_choice: "
-                      "ModelSettings.tool_choice naming a tool is sent as {type: function, name})")
-SUITE = "openresponses src/lib/compliance-tests.ts (system-prompt, multi-turn, function-call-roundtrip)"
+SUITE = "openresponses src/lib/compliance-tests.ts (system-prompt, multi-turn)"
 
 INPUT_FORM_REFUSED = rule(
     "INP001", "input-form-refused", "error",
@@ -35,23 +33,8 @@ INPUT_FORM_REFUSED = rule(
     bad="surface/INP001-input-form-refused.flow.json",
     good="surface/good-input-forms.flow.json",
 )
-NAMED_TOOL_IGNORED = rule(
-    "INP002", "named-tool-choice-ignored", "error",
-    "tool_choice named the function {wanted}, but the answer {got}",
-    summary="Flags an answer to a request whose `tool_choice` names one function (`{type: \"function\", name}`) "
-            "that does not call that function: no call, or a call to another one.",
-    why="Open Responses: 'the model is required to call the specified function tool'. A client forces a tool "
-        "when it has already decided which one runs next (the Agents SDK's `tool_choice=\"name\"`); a server that "
-        "ignores the choice runs whatever the model picks, silently: the agent executes a tool it did not ask "
-        "for, with arguments for another question.",
-    sources=(f"{OR_SPEC} ('tool_choice': the structured form forces the named function)", OPENAI_API,
-             AGENTS_TOOL_CHOICE),
-    clients=("openai-agents",),
-    bad="surface/INP002-named-tool-choice-ignored.flow.json",
-    good="surface/good-named-tool-choice.flow.json",
-)
 HOSTED_TOOL_IGNORED = rule(
-    "INP003", "hosted-tool-ignored", "error",
+    "INP002", "hosted-tool-ignored", "error",
     "tool_choice forced the hosted tool {tool}, but the answer has no {item} item: the tool was ignored",
     summary="Flags a 2xx answer to a request that forces a hosted tool (`tools: [{type: \"web_search\"}]`, "
             "`tool_choice: {type: \"web_search\"}`) and has no call of that tool in its output.",
@@ -64,6 +47,6 @@ HOSTED_TOOL_IGNORED = rule(
              "openresponses src/lib/compliance-tests.ts (offline-web-search: an output item of type "
              "web_search_call)"),
     clients=("open-responses",),
-    bad="surface/INP003-hosted-tool-ignored.flow.json",
+    bad="surface/INP002-hosted-tool-ignored.flow.json",
     good="surface/good-hosted-web-search.flow.json",
 )

@@ -9,13 +9,12 @@ its own capability row:
   ``EasyInputMessage`` form) and once as ``output_text`` parts (what a client got back and returns as it is);
 * ``image_input``: an ``input_image`` part holding a data URL;
 * ``file_input``: an ``input_file`` part holding base64 ``file_data`` and its ``filename``;
-* ``named_tool_choice``: ``tool_choice: {type: "function", name}`` naming one of two functions, each in turn;
 * ``hosted_web_search``: the hosted ``web_search`` tool, offline (``external_web_access: false``), forced.
 
-The first two are forms a server must take (refused: INP001, broken); images, files and a forced tool depend on
-the model and the server, so their step is a *gate*: a 404/405/501 or a 4xx error saying "not supported" makes
-the row unsupported, one line. A forced tool that is answered must be a call to that function (INP002), a
-forced hosted tool a call of its item type (INP003).
+The first two are forms a server must take (refused: INP001, broken); images, files and a hosted tool depend on
+the model and the server, so their step is a *gate*: a 404/405/501 or a 4xx (or 500) error saying "not
+supported" makes the row unsupported, one line. A forced hosted tool that is answered must be a call of its
+item type (INP002). (A function forced by name is checked by the tool_choice flows: checker/surface/tool_choice.py.)
 """
 
 from __future__ import annotations
@@ -26,8 +25,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from checker.live import adapters
-from checker.live.scenarios import MAX_OUTPUT_TOKENS, TOOLS
+from checker.live.scenarios import MAX_OUTPUT_TOKENS
 from checker.rules import inputs as rules
 from checker.surface.capability import Feature, register
 from checker.surface.flow import Flow, Step
@@ -35,9 +33,6 @@ from checker.surface.record import START, FlowRecord, StepFinding
 
 API = "responses"
 STEP = "answer"
-# Each of the two tools is forced once, in its own step: a server that ignores the choice answers both with the
-# call its model prefers, so one of the two shows it, whichever tool that model likes.
-FORCED = {f"force_{tool['name']}": str(tool["name"]) for tool in TOOLS}
 
 
 def _png_2x2() -> str:
@@ -94,9 +89,6 @@ FORMS: dict[str, tuple[str, str, bool, list[dict[str, Any]], dict[str, Any]]] = 
         "input_file (base64 file_data)", "an input_file part", True,
         [_message("user", [{"type": "input_text", "text": "Answer with the attached file's title only."},
                            {"type": "input_file", "filename": "sse-check.pdf", "file_data": _pdf_one_line()}])], {}),
-    "named_tool_choice": (
-        "tool_choice naming one function", "a tool_choice naming one function", True,
-        [_message("user", "What should I wear in Berlin?")], {"tools": TOOLS, "parallel_tool_calls": False}),
     "hosted_web_search": (
         "hosted web_search tool (offline)", "the hosted web_search tool", True,
         [_message("user", "Find the most relevant cached result for sse-check.")],
@@ -118,14 +110,7 @@ def flow_for(name: str) -> Flow:
     hosted = extra.get("tool_choice", {}).get("type") if isinstance(extra.get("tool_choice"), dict) else None
     if hosted in HOSTED_ITEMS:
         details["hosted"] = {"tool": hosted, "item": HOSTED_ITEMS[hosted]}
-    steps: tuple[Step, ...]
-    if name != "named_tool_choice":
-        steps = (Step(name=STEP, api=API, body=body, expect="stream", gate=gate, summary=f"a request with {words}"),)
-    else:
-        details["forced"] = dict(FORCED)
-        steps = tuple(Step(name=step, api=API, body={**body, "tool_choice": {"type": "function", "name": tool}},
-                           expect="stream", gate=gate, summary=f"tool_choice naming {tool}: a call to {tool}")
-                      for step, tool in FORCED.items())
+    steps = (Step(name=STEP, api=API, body=body, expect="stream", gate=gate, summary=f"a request with {words}"),)
     return Flow(name=name, feature=feature_name(name), api=API, summary=f"input forms: {title}", steps=steps,
                 details=details)
 
@@ -141,18 +126,9 @@ def _error_text(answer: Any) -> str:
     return str(error or "")[:120]
 
 
-def _called(output: Any) -> str:
-    names = [name for _, name in adapters.get(API).calls_in(output if isinstance(output, list) else [])]
-    if not names:
-        return "has no function call"
-    return "called " + ", ".join(dict.fromkeys(names))
-
-
 def judge(record: FlowRecord) -> list[StepFinding]:
-    """INP001 on a refused form that a server must take, INP002 on a forced function not called."""
-    forced, hosted = record.details.get("forced"), record.details.get("hosted")
-    if isinstance(forced, Mapping):
-        return _judge_forced(record, forced)
+    """INP001 on a refused form that a server must take, INP002 on a forced hosted tool not called."""
+    hosted = record.details.get("hosted")
     step = record.step(STEP)
     if isinstance(hosted, Mapping):
         return _judge_hosted(step, hosted)
@@ -161,19 +137,6 @@ def judge(record: FlowRecord) -> list[StepFinding]:
     return [(STEP, rules.INPUT_FORM_REFUSED.finding(
         START, form=str(record.details.get("form") or "this input"), status=step.status,
         message=_error_text(step.answer)))]
-
-
-def _judge_forced(record: FlowRecord, forced: Mapping[str, Any]) -> list[StepFinding]:
-    found: list[StepFinding] = []
-    for name, tool in forced.items():
-        step = record.step(str(name))
-        if step is None or not step.ok:
-            continue
-        output = step.answer.get("output") if isinstance(step.answer, Mapping) else None
-        names = [called for _, called in adapters.get(API).calls_in(output if isinstance(output, list) else [])]
-        if not names or any(called != tool for called in names):
-            found.append((step.name, rules.NAMED_TOOL_IGNORED.finding(START, wanted=tool, got=_called(output))))
-    return found
 
 
 def _judge_hosted(step: Any, hosted: Mapping[str, Any]) -> list[StepFinding]:

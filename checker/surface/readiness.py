@@ -94,8 +94,6 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
                                                     "(previous_response_id: only the new items are sent)"),
         Reliance("inputs.assistant_history", False, "openai-agents-python src/agents/result.py "
                                                     "(to_input_list: the earlier run's items are the next input)"),
-        Reliance("inputs.named_tool_choice", False, "openai-agents-python src/agents/models/openai_responses.py "
-                                                    "(Converter.convert_tool_choice: a tool's name is forced)"),
         Reliance("tool_choice.responses", False, "openai-agents-python src/agents/models/openai_responses.py "
                                                  "(Converter.convert_tool_choice: ModelSettings.tool_choice naming "
                                                  "a tool)"),

@@ -15,9 +15,8 @@ from typing import Any
 from tests.live.conftest import LLAMA_CAPTURES
 
 MODEL = "tiny-qwen3-random"
-FLOWS = "system_message,assistant_history,image_input,file_input,named_tool_choice"
+FLOWS = "system_message,assistant_history,image_input,file_input"
 TEXT = LLAMA_CAPTURES / "plain_text.sse"
-CALL = LLAMA_CAPTURES / "reasoning_one_call.sse"  # one call, to get_time
 # OpenAI's stream of a request with the web_search tool: a web_search_call, then the message.
 SEARCHED = LLAMA_CAPTURES.parent / "real-openai" / "pydantic-openai-responses-model-web-search-tool-stream.sse"
 
@@ -45,12 +44,11 @@ def _error(folder: Path, name: str, status: int, message: str, kind: str) -> Non
     (folder / f"{name}.headers.txt").write_text(f"HTTP/1.1 {status}\nContent-Type: application/json\n")
 
 
-def _answers(folder: Path, *, refuse_roles: bool = False, ignore_choice: bool = False,
-             ignore_search: bool = False) -> Path:
+def _answers(folder: Path, *, refuse_roles: bool = False, ignore_search: bool = False) -> Path:
     """A replay folder: text answers to the two forms a server must take (or a 400 to the roles), a 500 "not
     supported" to the image and a 400 to the file (as the real llama-server answers without a vision model),
-    and a call to the function each forced step names (or to get_time for both: the choice ignored); the forced
-    web_search answered by OpenAI's recorded search (or by a text answer: the hosted tool ignored)."""
+    and the forced web_search answered by OpenAI's recorded search (or by a text answer: the hosted tool
+    ignored)."""
     folder.mkdir()
     if refuse_roles:
         _error(folder, "system_message.answer", 400, "Invalid role 'developer'", "invalid_request_error")
@@ -61,22 +59,16 @@ def _answers(folder: Path, *, refuse_roles: bool = False, ignore_choice: bool = 
            "server_error")
     _error(folder, "file_input.answer", 400, "'input_file' is not supported by llamacpp at this moment",
            "invalid_request_error")
-    call = CALL.read_bytes()
-    (folder / "named_tool_choice.force_get_time.sse").write_bytes(call)
-    # A server that honours the choice: the same recorded call, made to the function the step forces.
-    weather = call if ignore_choice else call.replace(b'"get_time"', b'"get_weather"')
-    (folder / "named_tool_choice.force_get_weather.sse").write_bytes(weather)
     (folder / "hosted_web_search.answer.sse").write_bytes((TEXT if ignore_search else SEARCHED).read_bytes())
     return folder
 
 
-def test_every_form_taken_and_the_forced_tool_called_is_supported(serve: Any, tmp_path: Path) -> None:
+def test_every_form_taken_is_supported(serve: Any, tmp_path: Path) -> None:
     server = serve(str(_answers(tmp_path / "set")))
     proc, report = probe(server.url)
     assert [f["path"] for f in report["files"]] == [
-        "system_message.answer", "assistant_history.answer", "named_tool_choice.force_get_weather",
-        "named_tool_choice.force_get_time"]  # the declined image and file are one line each, no capture
-    for feature in ("system_message", "assistant_history", "named_tool_choice"):
+        "system_message.answer", "assistant_history.answer"]  # the declined image and file: one line each
+    for feature in ("system_message", "assistant_history"):
         assert row(report, f"inputs.{feature}")["status"] == "supported"
     assert all(not codes(report, f["path"]) for f in report["files"])
     assert proc.returncode == 0
@@ -102,20 +94,6 @@ def test_a_refused_system_or_developer_message_is_inp001(serve: Any, tmp_path: P
     assert "system and developer messages was refused: HTTP 400 Invalid role 'developer'" in system["why"]
 
 
-def test_a_forced_tool_answered_with_another_call_is_inp002_and_degrades_the_agents(serve: Any,
-                                                                                      tmp_path: Path) -> None:
-    server = serve(str(_answers(tmp_path / "set", ignore_choice=True)))
-    proc, report = probe(server.url)
-    assert proc.returncode == 1
-    assert codes(report, "named_tool_choice.force_get_weather") == ["INP002"]
-    assert codes(report, "named_tool_choice.force_get_time") == []
-    forced = row(report, "inputs.named_tool_choice")
-    assert forced["status"] == "broken"
-    assert forced["why"] == "tool_choice named the function get_weather, but the answer called get_time"
-    agents = next(r for r in report["readiness"] if r["client"] == "openai-agents")
-    assert agents["verdict"] == "degraded" and agents["finding"]["code"] == "INP002"
-
-
 def test_a_forced_hosted_tool_that_ran_is_supported(serve: Any, tmp_path: Path) -> None:
     server = serve(str(_answers(tmp_path / "set")))
     _, report = probe(server.url, flows="hosted_web_search", profile="openai")  # OpenAI's own answer
@@ -124,11 +102,11 @@ def test_a_forced_hosted_tool_that_ran_is_supported(serve: Any, tmp_path: Path) 
     assert row(report, "inputs.hosted_web_search")["status"] == "supported"
 
 
-def test_a_forced_hosted_tool_answered_without_its_call_is_inp003(serve: Any, tmp_path: Path) -> None:
+def test_a_forced_hosted_tool_answered_without_its_call_is_inp002(serve: Any, tmp_path: Path) -> None:
     server = serve(str(_answers(tmp_path / "set", ignore_search=True)))
     proc, report = probe(server.url, flows="hosted_web_search")
     assert proc.returncode == 1
-    assert codes(report, "hosted_web_search.answer") == ["INP003"]
+    assert codes(report, "hosted_web_search.answer") == ["INP002"]
     search = row(report, "inputs.hosted_web_search")
-    assert search["status"] == "broken" and search["finding"]["code"] == "INP003"
+    assert search["status"] == "broken" and search["finding"]["code"] == "INP002"
     assert "web_search_call" in search["why"]

@@ -47,22 +47,16 @@ def test_the_capability_table_and_readiness_of_the_real_server(real_llama: Any) 
 
 def test_the_input_forms_of_the_real_server(real_llama: Any) -> None:
     """System and developer messages and an earlier assistant turn are taken; without a vision projector an image
-    is declined with a 500 saying so, a file with a 400: both unsupported, one line each. A tool_choice naming one
-    function is not honoured: forcing get_weather, the tiny model's call to get_time comes back (INP002),
-    which degrades the Agents SDK (it forces a tool by name). The hosted web_search tool, forced, is taken and
-    ignored: a text answer, no web_search_call (INP003)."""
+    is declined with a 500 saying so, a file with a 400: both unsupported, one line each. The hosted web_search
+    tool, forced, is taken and ignored: a text answer, no web_search_call (INP002)."""
     code, report = run_json("probe", real_llama.url, "--model", MODEL, "--profile", "llama.cpp", "--api",
                             "responses", "-s", "system_message,assistant_history,image_input,file_input,"
-                                              "named_tool_choice,hosted_web_search")
+                                              "hosted_web_search")
     rows = {row["feature"]: row for row in report["capabilities"]}
     assert {name: row["status"] for name, row in rows.items() if name.startswith("inputs.")} == {
         "inputs.system_message": "supported", "inputs.assistant_history": "supported",
         "inputs.image_input": "unsupported", "inputs.file_input": "unsupported",
-        "inputs.named_tool_choice": "broken", "inputs.hosted_web_search": "broken"}
-    assert rows["inputs.hosted_web_search"]["finding"]["code"] == "INP003"
+        "inputs.hosted_web_search": "broken"}
     assert rows["inputs.image_input"]["why"].startswith("POST /v1/responses: 500 (")
-    forced = rows["inputs.named_tool_choice"]
-    assert forced["finding"]["code"] == "INP002" and "named the function get_weather" in forced["why"]
-    agents = next(r for r in report["readiness"] if r["client"] == "openai-agents")
-    assert agents["verdict"] == "degraded" and agents["finding"]["code"] == "INP002"
+    assert rows["inputs.hosted_web_search"]["finding"]["code"] == "INP002"
     assert code == 1
