@@ -281,6 +281,20 @@ Matcher_match(Matcher *m, PyObject *arg)
     return PyBool_FromLong(taken);
 }
 
+/* A count or size from Python: one beyond a Py_ssize_t is as good as infinite here (a limit of 10**20 bytes or
+ * events, which the pure-Python path takes as it is), one below zero as zero. -1 with an exception: not an int. */
+static Py_ssize_t
+as_size(PyObject *value)
+{
+    int overflow;
+    long long n = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow > 0 || n > PY_SSIZE_T_MAX)
+        return PY_SSIZE_T_MAX;
+    return overflow < 0 || n < 0 ? 0 : (Py_ssize_t)n;
+}
+
 /* wire(block, pos, fits, room) -> (end, count): the whole events of the run at block[pos:], each read as the
  * WHATWG parser reads "event: NAME" LF "data: DATA" LF LF (docs/spec.md §1: one space after the colon
  * removed, LF line ends, the empty line dispatching the event), each within ``fits`` bytes, at most ``room`` of
@@ -295,16 +309,13 @@ Matcher_wire(Matcher *m, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     if (nargs != 4 || !PyBytes_Check(args[0]))
         return PyErr_Format(PyExc_TypeError, "wire(block: bytes, pos: int, fits: int, room: int)");
-    Py_ssize_t pos = PyLong_AsSsize_t(args[1]), fits = PyLong_AsSsize_t(args[2]);
-    Py_ssize_t room = PyLong_AsSsize_t(args[3]);
-    if ((pos == -1 || fits == -1 || room == -1) && PyErr_Occurred())
+    Py_ssize_t pos = as_size(args[1]), fits = as_size(args[2]), room = as_size(args[3]);
+    if (pos == -1 || fits == -1 || room == -1)
         return NULL;
     const char *s = PyBytes_AS_STRING(args[0]);
     Py_ssize_t n = PyBytes_GET_SIZE(args[0]), count = 0;
     const char *head = PyBytes_AS_STRING(m->head);
     Py_ssize_t head_len = PyBytes_GET_SIZE(m->head);
-    if (pos < 0)
-        pos = 0;
     while (pos < n && count < room) {
         Py_ssize_t end = fits < n - pos ? pos + fits : n;
         if (end - pos < head_len || memcmp(s + pos, head, (size_t)head_len) != 0)

@@ -57,8 +57,8 @@ def make(literals: list[bytes], kinds: list[str], pins: list[bytes | None], text
         try:
             compiled = speedups.Matcher(tuple(literals), b"".join(_KIND_CODES[k] for k in kinds), tuple(pins),
                                         head or b"", text, -1 if number is None else number, last)
-        except ValueError:  # a shape it does not take (a hole not closed by its next byte; 64 holes or more)
-            pass
+        except (ValueError, OverflowError):  # a shape it does not take (a hole not closed by its next byte; 64
+            pass  # holes or more), or a floor beyond 64 bits: the regex takes those
         else:
             return _compiled(compiled, head is not None, number is not None, take)
     return _regex(literals, kinds, pins, text, number, last, head, take)

@@ -196,3 +196,30 @@ def test_the_matcher_refuses_what_it_cannot_match_like_the_regex() -> None:
     matcher = run_match.make([b"{", b"a}"], ["text"], [None], 0, None, None, None, lambda *a: None)
     assert not isinstance(getattr(matcher.match, "__self__", None), _speedups.Matcher)
     assert matcher.match(b"{xya}") and not matcher.match(b'{x"a}')
+
+
+@needs_extension
+def test_limits_and_numbers_beyond_64_bits_are_taken_as_the_pure_path_takes_them() -> None:
+    """A limit of 10**20 bytes or events (the Python API takes any int) is as good as none; a floor beyond 64
+    bits leaves the template to the regex."""
+    from checker.engine import Limits, StreamLinter
+    from checker.synth import StreamBuilder, encode_event
+
+    data = b"".join(encode_event(e) for e in StreamBuilder().message([f" w{i}" for i in range(300)]).events())
+    huge = Limits(max_line_bytes=10**20, max_event_bytes=10**20, max_events=10**20)
+    results = []
+    for limits in (huge, Limits()):
+        linter = StreamLinter(limits=limits, keep_texts=True)
+        for start in range(0, len(data), 1024):
+            linter.feed(data[start:start + 1024])
+        results.append(linter.close())
+    assert results[0].findings == results[1].findings == [] and results[0].texts == results[1].texts
+    taken: list[Any] = []
+    matcher = run_match.make([b'{"n":', b',"t":"', b'"}'], ["number", "text"], [None, None], 1, 0, 10**30, None,
+                             lambda *args: taken.append(args))
+    assert not isinstance(getattr(matcher.match, "__self__", None), _speedups.Matcher)
+    assert not matcher.match(b'{"n":5,"t":"x"}')
+    compiled = _speedups.Matcher((b'{"', b'"}'), b"t", (None,), b"data: ", 0, -1, -1)
+    block = b'data: {"a"}\n\ndata: {"b"}\n\n'
+    assert compiled.wire(block, 0, 10**20, 10**20) == (len(block), 2)
+    assert compiled.wire(block, -5, 10**20, -(10**20)) == (0, 0)
