@@ -26,7 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
-from checker.nonstream_checks import digest_output  # noqa: E402
+from checker.dialects.responses.nonstream import digest_output  # noqa: E402
 from checker.live.faults import status_error  # noqa: E402
 from checker.live.probe import ProbeLimits, build_meta  # noqa: E402
 from checker.live.saving import meta_json  # noqa: E402
@@ -202,10 +202,15 @@ def reference_of(data: bytes, scenario: str) -> dict[str, Any]:
     return {"scenario": scenario, "terminal": "response.completed", "output": digest_output(response["output"])}
 
 
+# Examples recorded from a real probe of `sse-check serve` rather than written here: kept when the others are.
+PROBED_EXAMPLES = ("HTP023-rate-limited-without-retry-after",)
+
+
 def make_http_examples() -> None:
-    if HTTP.is_dir():
-        shutil.rmtree(HTTP)
-    HTTP.mkdir()
+    HTTP.mkdir(exist_ok=True)
+    for stale in HTTP.iterdir():
+        if not stale.name.startswith(PROBED_EXAMPLES):
+            stale.unlink()
     error_500 = compact(status_error(500))
     example("HTP001-status-not-ok", error_500, about="HTTP 500 with a JSON error for a streaming request",
             codes=["HTP001"], status=500, reason="Internal Server Error")
@@ -278,6 +283,10 @@ def make_http_examples() -> None:
     example("HTP021-invalid-request-refused", compact(ERRORS["malformed_input"]), request=invalid,
             about="a request whose input is a number, refused with HTTP 400 and a JSON error",
             codes=["HTP021"], status=400, reason="Bad Request")
+    # The probe's malformed_input (input given as an object) failed by the server instead of refused.
+    example("HTP024-invalid-request-server-error", error_500, scenario="malformed_input",
+            about="the probe's malformed request (input given as an object) answered with HTTP 500",
+            codes=["HTP024"], status=500, reason="Internal Server Error")
     # The real llama-server's answer (captures/llama.cpp/error_previous_response_id.sse) to a valid request.
     chained = {**SCENARIOS["plain_text"].request("gpt-4.1"), "previous_response_id": "resp_abc"}
     example("HTP022-unsupported-feature", (ROOT / "llama.cpp" / "error_previous_response_id.sse").read_bytes(),

@@ -360,7 +360,10 @@ def _answer_findings(meta: Mapping[str, Any], status: int, kind: str, *, body: b
     invalid = request_checks.problems(schemas or load_schema_set(endpoint.schema_set), shape, request) \
         if endpoint is not None and shape is not None and request is not None else []
     if expect == "error":
-        if ok and error_obj is not None:
+        if status >= 500:
+            head.append(rules.INVALID_SERVER_ERROR.finding(_START, what=meta.get("scenario") or "invalid request",
+                                                           status=status))
+        elif ok and error_obj is not None:
             head.append(rules.ERROR_WITH_OK_STATUS.finding(_START, status=status, detail=error_obj))
         elif ok and streamed and result.terminal != "response.failed":
             outcome = f"HTTP {status}, ended by {result.terminal or 'no terminal event'}"
@@ -438,11 +441,14 @@ def _ending_findings(meta: Mapping[str, Any], status: int, kind: str, detail: st
 def _status_finding(meta: Mapping[str, Any], status: int, reason: str, expect: str, body: bytes,
                     shape: request_checks.RequestShape | None, request: Any, invalid: list[Any]) -> Finding:
     """What a non-200 status to a request that should have succeeded is: a right refusal of an invalid request
-    (HTP021), a valid request's feature unsupported (HTP022), or the server failing it (HTP001)."""
+    (HTP021), a server error on one (HTP024), a valid request's feature unsupported (HTP022), or the server
+    failing it (HTP001)."""
     error = request_checks.error_fields(body)
     grounds = request_checks.refusal_grounds(invalid, error)
     if grounds and 400 <= status < 500 and status not in request_checks.NOT_ABOUT_THE_REQUEST:
         return rules.INVALID_REQUEST_REFUSED.finding(_START, detail=request_checks.shown(grounds), status=status)
+    if status >= 500 and (broken := request_checks.malformed(invalid)):
+        return rules.INVALID_SERVER_ERROR.finding(_START, what=request_checks.shown(broken), status=status)
     if shape is not None and isinstance(request, dict) and not grounds and status in request_checks.REFUSAL_STATUSES:
         feature = request_checks.refused_feature(shape, request, error)
         if feature is not None:

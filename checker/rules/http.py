@@ -335,3 +335,21 @@ RATE_LIMITED_BLIND = rule(
     bad="http/HTP023-rate-limited-without-retry-after.sse",
     good=GOOD,
 )
+INVALID_SERVER_ERROR = rule(
+    "HTP024", "invalid-request-server-error", "warning",
+    "the invalid request ({what}) failed with HTTP {status}: a server error, not a refusal",
+    summary="Flags an invalid request (a wrong JSON type, a missing required field) answered with a 5xx.",
+    why="A request no server may take must be refused with a 4xx: openai-python and openai-node retry a 5xx "
+        "(twice by default, with backoff), so the same bad request is sent three times and the caller waits "
+        "for nothing, then get an InternalServerError where a BadRequestError names the bad parameter; code that "
+        "handles BadRequestError (or the anthropic SDKs' BadRequestError) to fix its request never sees one. "
+        "A 5xx also tells monitoring the server broke when the client did.",
+    sources=(OPENAI_ERRORS, "RFC 9110 §15.5 (4xx: the client's error) and §15.6 (5xx: the server's)",
+             "openai-python src/openai/_base_client.py (_should_retry: every status >= 500; _make_status_error: "
+             "400 BadRequestError, >= 500 InternalServerError)",
+             "openai-node src/client.ts (shouldRetry) and src/core/error.ts (APIError.generate)",
+             "anthropic-sdk-python src/anthropic/_base_client.py (_should_retry)"),
+    clients=("openai-python", "openai-node"),
+    bad="http/HTP024-invalid-request-server-error.sse",
+    good=GOOD,
+)
