@@ -17,6 +17,9 @@ that a re-run gives no diff; ``tests/test_schemas.py`` re-runs it and compares):
     One per component those events reference, transitively (``Response``,
     ``OutputMessage``, ``ReasoningItem``, ``FunctionToolCall``,
     ``OutputTextContent``, annotations, ``ResponseUsage``, ``ResponseError``, …).
+``schemas/openai/objects/ListModelsResponse.json``, ``schemas/openai/objects/Model.json``
+    The answer of ``GET /v1/models`` (``ANSWER_ROOTS``) and the ``Model`` it lists, for the probe's models
+    flow; ``Model`` is typed as an object (``TYPED_OBJECTS``: the description gives it properties but no type).
 ``schemas/openai/requests/<api>.json`` and ``schemas/openai/requests/<Component>.json``
     The request bodies of ``POST /v1/responses`` (``responses.json``: ``CreateResponse``) and
     ``POST /v1/chat/completions`` (``chat.json``: ``CreateChatCompletionRequest``), with their own copy of
@@ -74,6 +77,9 @@ UNION = "ResponseStreamEvent"
 # Request bodies: (endpoint's API, component). Generated apart, under requests/, so that a recorded request
 # can be judged (a 4xx to an invalid request is the right answer; see checker/http_checks.py).
 REQUEST_ROOTS = (("responses", "CreateResponse"), ("chat", "CreateChatCompletionRequest"))
+# Answers of endpoints that are no stream, generated into the openai set's objects beside the events' components:
+# GET /v1/models (checker/surface/models.py judges its answer with ListModelsResponse).
+ANSWER_ROOTS = ("ListModelsResponse",)
 COMPONENT_PREFIX = "#/components/schemas/"
 SETS = ("openai", "open-responses", "chat")
 
@@ -260,6 +266,13 @@ IN_PROGRESS_ONLY_AT_DONE: dict[str, dict[str, Any]] = {
 }
 IN_PROGRESS_SUFFIX = "InProgress"
 
+# Components the description gives properties but no ``type``: without one a string or a number would match
+# them (``properties`` and ``required`` apply to objects only). Each is an object in the clients' types.
+TYPED_OBJECTS: dict[str, str] = {
+    "Model": "openai-python 3.57.0 src/openai/types/model.py `class Model(BaseModel)`, openai-node 7.59.0 "
+             "src/resources/models.ts `interface Model`; the description's own example is an object",
+}
+
 
 def apply_overlays(spec: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``spec`` with OVERLAYS and the in-progress item forms applied (see above)."""
@@ -280,6 +293,12 @@ def apply_overlays(spec: dict[str, Any]) -> dict[str, Any]:
             holder["properties"][overlay["field"]] = {**field, "description": field.get("description", "") + note}
         else:
             raise ValueError(f"unknown overlay change {overlay['change']!r}")
+    for name, source in TYPED_OBJECTS.items():
+        if "type" in components[name]:
+            raise ValueError(f"{name} has a type now: revisit TYPED_OBJECTS")
+        components[name] = {**components[name], "type": "object",
+                             "description": components[name].get("description", "")
+                             + f"\n(sse-check overlay, typed as an object: {source}.)"}
     _nested_error_event(components["ResponseErrorEvent"])
     union = components["OutputItem"]
     key = "oneOf" if "oneOf" in union else "anyOf"
@@ -358,7 +377,8 @@ def build_openai(spec: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], di
             raise ValueError(f"event type {etype!r} is defined twice ({event_types[etype]}, {name})")
         event_types[etype] = name
     files: dict[str, str] = {name: f"events/{etype}.json" for etype, name in event_types.items()}
-    queue = list(event_names)
+    files.update({name: f"objects/{name}.json" for name in ANSWER_ROOTS})
+    queue = [*event_names, *ANSWER_ROOTS]
     add_referenced(components, files, queue, "objects")
     translator = Translator(files)
     docs = {path: translator.document(name, components[name], path) for name, path in files.items()}
@@ -535,7 +555,9 @@ def readme(spec: Mapping[str, Any], event_types: Mapping[str, str], n_objects: i
         "loaded by `checker/schemas.py`.",
         "",
         f"- `openai/events/`: the {len(event_types)} members of `ResponseStreamEvent`, one file per event type.",
-        f"- `openai/objects/`: the {n_objects} components they reference (items, parts, `Response`, …).",
+        f"- `openai/objects/`: the {n_objects} components they reference (items, parts, `Response`, …), and the "
+        "answer of `GET /v1/models` (" + ", ".join(f"`{name}`" for name in ANSWER_ROOTS) + ", with the `Model` "
+        "it lists), which `sse-check probe`'s models flow judges.",
         "- `openai/requests/`: the request bodies (`responses.json`: `CreateResponse`, `chat.json`: "
         "`CreateChatCompletionRequest`) with their own copy of what they reference, where a nullable property "
         "may be left out.",
@@ -548,14 +570,18 @@ def readme(spec: Mapping[str, Any], event_types: Mapping[str, str], n_objects: i
         "reference, with the vendor reasoning fields declared: "
         + ", ".join(f"`{c}.{f}`" for c, f in CHAT_EXTENSIONS) + f" ({CHAT_REASONING_SOURCE}).",
         "",
-        "Overlays (`OVERLAYS`, `IN_PROGRESS_ONLY_AT_DONE` and the nested error event in `tools/gen_schemas.py`): "
+        "Overlays (`OVERLAYS`, `IN_PROGRESS_ONLY_AT_DONE`, `TYPED_OBJECTS` and the nested error event in "
+        "`tools/gen_schemas.py`): "
         "where the clients' real types and OpenAI's own streams show the description to be too strict, "
-        "the field is loosened, each with its source:",
+        "the field is loosened; where it is too loose to judge (a component without a type), it is typed as the "
+        "clients type it; each with its source:",
         "",
     ]
     lines += [f"- `{o['component']}.{o['field']}` {o['change']}: {o['source']}." for o in OVERLAYS]
     lines += [f"- `{name}` at `response.output_item.added` without {', '.join(f'`{f}`' for f in e['fields'])}: "
               f"{e['source']}." for name, e in IN_PROGRESS_ONLY_AT_DONE.items()]
+    lines += [f"- `{name}` typed as an object (the description gives it properties but no type): {source}."
+              for name, source in TYPED_OBJECTS.items()]
     lines += [f"- the `error` event also in its nested form `{{type: error, error: {{…}}}}`: {NESTED_ERROR_SOURCE}.",
               "", "Event types (openai):", ""]
     lines += [f"- `{etype}` ({name})" for etype, name in sorted(event_types.items())]
@@ -576,7 +602,8 @@ def build(reference: Path, or_reference: Path = DEFAULT_OR_REFERENCE) -> dict[st
     out.update({f"openai/{rel}": render(doc) for rel, doc in build_requests(described).items()})
     out.update({f"open-responses/{rel}": render(doc) for rel, doc in or_docs.items()})
     out.update({f"{CHAT_SET}/{rel}": render(doc) for rel, doc in build_chat(described).items()})
-    n_objects = sum(1 for rel in openai_docs if rel.startswith("objects/"))
+    answers = {f"objects/{name}.json" for name in ANSWER_ROOTS} | {"objects/Model.json"}
+    n_objects = sum(1 for rel in openai_docs if rel.startswith("objects/") and rel not in answers)
     out["README.md"] = readme(spec, event_types, n_objects, or_spec, or_event_types)
     return dict(sorted(out.items()))
 

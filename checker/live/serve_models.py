@@ -5,7 +5,8 @@ The list holds the models the captures' answers came from (``X.request.json``'s 
 answered with it. Each entry is an OpenAI ``Model`` (``id``, ``object: "model"``, ``created``, ``owned_by``).
 
 The ``models`` fault (``--models`` or ``X-SSE-Check-Fault: models=…``) makes the answer wrong, for the MOD
-rules' tests: ``invalid`` drops ``object`` and ``created`` from every model, ``unlisted`` leaves those
+rules' tests: ``invalid`` drops ``object`` and ``created`` from every model, ``mistyped`` gives each a
+``created`` date string and a null ``owned_by`` (both wrong types for OpenAI's ``Model``), ``unlisted`` leaves those
 models out (only capture names remain), ``absent`` answers 404 as a server without the endpoint does.
 """
 
@@ -69,4 +70,6 @@ def models_answer(captures: Iterable[_Capture], faults: Faults, header: str) -> 
                                   for ident in model_ids(captures, recorded=fault != "unlisted")]
     if fault == "invalid":
         data = [{"id": entry["id"], "owned_by": OWNER} for entry in data]
+    elif fault == "mistyped":
+        data = [{**entry, "created": "2026-01-01T00:00:00Z", "owned_by": None} for entry in data]
     return JSONResponse({"object": "list", "data": data})

@@ -8,7 +8,8 @@ status and answer), judged again by tests/surface/test_flow_records.py.
 
 from checker.rules.registry import rule
 
-OPENAPI = "reference/openai-openapi.json (GET /v1/models: ListModelsResponse, Model)"
+OPENAPI = ("OpenAI OpenAPI description 2.3.0 (GET /v1/models: ListModelsResponse, Model; as JSON Schema in "
+           "schemas/openai/objects/ListModelsResponse.json, Model.json)")
 PY = "openai-python src/openai/resources/models.py (models.list() pages over `data`)"
 NODE = "openai-node src/resources/models.ts (models.list() pages over `data`)"
 CODEX = "codex codex-rs/lmstudio/src/client.rs (fetch_models reads GET {base}/models `data[].id`)"
@@ -16,10 +17,11 @@ GOOD = "surface/good-models.flow.json"
 
 MODELS_LIST_INVALID = rule(
     "MOD001", "models-list-invalid", "error",
-    "GET /v1/models: {detail}",
-    summary="Flags a `GET /v1/models` answer that is not a list of models: not JSON, no `object: \"list\"`, no "
-            "`data` array, or a model without its string `id`, `object: \"model\"`, integer `created` or "
-            "string `owned_by`.",
+    "GET /v1/models answer at {where}: {detail}",
+    summary="Flags a `GET /v1/models` answer that is not OpenAI's `ListModelsResponse`, judged by its JSON Schema "
+            "(generated from OpenAI's OpenAPI description, as the stream events' schemas are): not JSON, no "
+            "`object: \"list\"`, no `data` array, or a `Model` without its string `id`, `object: \"model\"`, "
+            "integer `created` or string `owned_by`, each at its JSON pointer.",
     why="Clients list models to let a user pick one and to check the one configured exists: openai-python's and "
         "openai-node's `models.list()` page over `data` and build a Model from each entry, and codex's OSS "
         "providers read `data[].id` to find the model; a list of another shape fails in them or reads as empty.",

@@ -1,19 +1,23 @@
 """``GET /v1/models``: the list a client picks its model from (item 1 of issue 17; rules MOD, checker/rules/models.py).
 
 One flow of one gate step: a server without the endpoint (404, 405, 501) makes the row "unsupported". Its answer
-must be OpenAI's ``ListModelsResponse`` (reference/openai-openapi.json): ``object: "list"`` and ``data``, an
-array of ``Model`` objects, each with a string ``id``, ``object: "model"``, an integer ``created`` and a string
-``owned_by`` (other members are extensions, allowed). The model under test must be one of the ids; when it is
+must be OpenAI's ``ListModelsResponse``, judged by its JSON Schema generated from OpenAI's OpenAPI description
+(schemas/openai/objects/ListModelsResponse.json, Model.json): ``object: "list"`` and ``data``, an array of
+``Model`` objects, each with a string ``id``, ``object: "model"``, an integer ``created`` and a string
+``owned_by`` (other members are extensions, allowed); each problem is a finding at its JSON pointer. The model under test must be one of the ids; when it is
 not, whether the server answered it in the scenario suite (the fact ``model_answered``) tells a server that
 routes any model name (MOD003) from one that does not serve it (MOD002).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from checker.rules import models as rules
+from checker.schema_errors import missing_properties
+from checker.schemas import load_schema_set
 from checker.surface.capability import Feature, register
 from checker.surface.flow import Flow, Step
 from checker.surface.record import START, FlowRecord, StepFinding
@@ -21,9 +25,6 @@ from checker.surface.record import START, FlowRecord, StepFinding
 FEATURE = "models"
 LIST_STEP = "list"
 SHOWN_IDS = 5  # model ids named in a finding at most
-# What each Model member must be (ListModelsResponse.data[].*), and how the finding names it.
-_MODEL_FIELDS: tuple[tuple[str, type, str], ...] = (
-    ("id", str, "a string"), ("created", int, "an integer"), ("owned_by", str, "a string"))
 
 
 def flows(apis: Sequence[str]) -> list[Flow]:
@@ -33,32 +34,36 @@ def flows(apis: Sequence[str]) -> list[Flow]:
                              summary="GET /v1/models: a list of models with the model under test"),))]
 
 
-def shape_problem(answer: Any) -> str | None:
-    """What makes an answer no ListModelsResponse (None: it is one)."""
-    if not isinstance(answer, Mapping):
-        return "the answer is not a JSON object" if answer is not None else "the answer is not JSON"
-    if answer.get("object") != "list":
-        return f"object is {_shown(answer.get('object'))}, expected \"list\""
-    data = answer.get("data")
-    if not isinstance(data, list):
-        return f"data is {_shown(data)}, expected an array of models"
-    for index, model in enumerate(data):
-        if not isinstance(model, Mapping):
-            return f"data[{index}] is {_shown(model)}, expected a model object"
-        if model.get("object") != "model":
-            return f"data[{index}].object is {_shown(model.get('object'))}, expected \"model\""
-        for name, kind, words in _MODEL_FIELDS:
-            value = model.get(name)
-            if not isinstance(value, kind) or isinstance(value, bool):
-                return f"data[{index}].{name} is {_shown(value)}, expected {words}"
-    return None
+# The schema the answer is judged by (schemas/openai/objects/, generated from OpenAI's OpenAPI description by
+# tools/gen_schemas.py): a missing or mistyped member is a finding at its JSON pointer, as an event's is.
+SCHEMA_SET, SCHEMA = "openai", "ListModelsResponse"
+SHOWN_PROBLEMS = 5  # distinct schema problems reported at most (a list of 500 models can break 500 times)
+_ENTRY = re.compile(r"^/data/\d+")
 
 
-def _shown(value: Any) -> str:
-    if value is None:
-        return "missing or null"
-    text = repr(value) if isinstance(value, str) else type(value).__name__
-    return text if len(text) <= 40 else text[:39] + "…"
+def schema_problems(answer: Any) -> list[tuple[str, str]]:
+    """What makes an answer no ``ListModelsResponse``, as (JSON pointer, what is wrong there); ``[]``: it is one.
+
+    The same problem in several models is one entry (at its first model, with how many more share it), and the
+    missing members of one object are one entry, as the stream checks report them."""
+    if answer is None:
+        return [("", "the answer is not JSON")]
+    missing: dict[str, list[str]] = {}
+    seen: dict[tuple[str, str], list[str]] = {}  # (pointer with /data/N as /data/*, problem) -> its pointers
+    for violation in load_schema_set(SCHEMA_SET).validate_object(SCHEMA, answer):
+        if violation.keyword == "required" and violation.missing is not None:
+            missing.setdefault(violation.pointer.rsplit("/", 1)[0], []).append(violation.missing)
+        else:
+            seen.setdefault((_ENTRY.sub("/data/*", violation.pointer), violation.message), []).append(
+                violation.pointer)
+    for parent, names in missing.items():
+        seen.setdefault((_ENTRY.sub("/data/*", parent), missing_properties(names)), []).append(parent)
+    problems = []
+    for (_, problem), pointers in list(seen.items())[:SHOWN_PROBLEMS]:
+        more = len(pointers) - 1
+        problems.append((pointers[0], problem + (f" (and in {more} more model{'s' if more > 1 else ''})"
+                                                 if more else "")))
+    return problems
 
 
 def listed(ids: list[str]) -> str:
@@ -73,9 +78,12 @@ def judge(record: FlowRecord) -> list[StepFinding]:
     step = record.step(LIST_STEP)
     if step is None or not step.ok:
         return []  # no list: the HTTP checks said why (or the endpoint is not offered)
-    problem = shape_problem(step.answer)
-    if problem is not None:
-        return [(LIST_STEP, rules.MODELS_LIST_INVALID.finding(START, pointer="/", detail=problem))]
+    problems = schema_problems(step.answer)
+    if problems:
+        return [(LIST_STEP, rules.MODELS_LIST_INVALID.finding(START, pointer=pointer or "/", where=pointer or "/",
+                                                              detail=problem,
+                                                              details={"pointer": pointer, "schema": SCHEMA}))
+                for pointer, problem in problems]
     ids = [m["id"] for m in step.answer["data"]]
     if record.model in ids:
         return []

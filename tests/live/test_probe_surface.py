@@ -48,7 +48,18 @@ def test_a_list_of_models_without_their_fields_is_mod001_and_the_capability_brok
     assert codes(report, "models.list") == ["MOD001"]
     models = row(report, "models")
     assert models["status"] == "broken" and models["finding"]["code"] == "MOD001"
-    assert "data[0].object is missing" in models["why"]
+    # judged by OpenAI's ListModelsResponse schema: the missing members at their pointer, once for every model
+    assert "at /data/0: missing required properties 'object', 'created' (and in " in models["why"]
+
+
+def test_mistyped_members_of_the_models_are_mod001_at_their_schema_paths(serve: Any) -> None:
+    server = serve(str(LLAMA_CAPTURES), "--models", "mistyped")
+    proc, report = probe(server.url, "-s", "models")
+    assert proc.returncode == 1
+    entry = next(f for f in report["files"] if f["path"] == "models.list")
+    found = {(f["code"], f["details"]["pointer"]) for f in entry["findings"]}
+    assert found == {("MOD001", "/data/0/created"), ("MOD001", "/data/0/owned_by")}
+    assert all("more model" in f["message"] for f in entry["findings"])  # the same problem in every model: once
 
 
 def test_a_model_left_out_of_the_list_is_mod003_when_answered_and_mod002_when_not(serve: Any) -> None:
