@@ -49,7 +49,7 @@ def schema_problems(answer: Any) -> list[tuple[str, str]]:
     if answer is None:
         return [("", "the answer is not JSON")]
     missing: dict[str, list[str]] = {}
-    seen: dict[tuple[str, str], list[str]] = {}  # (pointer with /data/N as /data/*, problem) -> its pointers
+    seen: dict[tuple[str, str], list[str]] = {}  # (the pointer, each model's index as *; the problem) -> its pointers
     for violation in load_schema_set(SCHEMA_SET).validate_object(SCHEMA, answer):
         if violation.keyword == "required" and violation.missing is not None:
             missing.setdefault(violation.pointer.rsplit("/", 1)[0], []).append(violation.missing)
