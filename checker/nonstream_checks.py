@@ -2,7 +2,8 @@
 defines it and its parity with the stream, and an HTTP error's body.
 
 Each dialect says what its non-streamed answer is (``Dialect.nonstream``, checker/dialects/base.py): its object
-(HTP018 when the body is not one), its own consistency checks and schema, and the digests parity compares. The
+(HTP018 when the body is not one), its own consistency checks and schema, the texts a requested JSON format
+applies to (FMT, judged as a stream's answer is: checker/structured_output.py), and the digests parity compares. The
 probe asks a scenario twice where it can, streamed and not, and records the digests of the streamed answer in the
 meta's ``reference`` (:func:`stream_reference`); :func:`parity_findings` compares the non-streamed answer's
 digests with them (HTP016/HTP017). Pure functions of bytes and records: no I/O (``checker.http_checks`` calls
@@ -15,7 +16,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from checker import dialects
+from checker import dialects, structured_output
 from checker.dialects.base import Dialect, NonStreamed
 from checker.exchange_text import clip as _clip
 from checker.exchange_text import json_kind as _json_kind
@@ -44,12 +45,27 @@ def nonstream_findings(body: bytes, dialect: Dialect | None, reference: Any, *, 
     problem = hook.problem(obj)
     if problem is not None:
         return [rules.NONSTREAM_NOT_RESPONSE.finding(_START, what=hook.what, detail=problem)]
-    found = hook.consistency(obj, request if isinstance(request, Mapping) else {}, _START)
+    request = request if isinstance(request, Mapping) else {}
+    found = hook.consistency(obj, request, _START)
+    found.extend(structured_findings(obj, dialect, hook, request))
     if isinstance(reference, dict) and isinstance(reference.get("output"), list):
         terminal, shown = hook.streamed(str(reference.get("terminal") or ""))
         found.extend(parity_findings(hook.digest(obj), reference["output"], terminal=terminal, shown=shown,
                                      call_types=hook.call_types))
     return found
+
+
+def structured_findings(obj: dict[str, Any], dialect: Dialect | None, hook: NonStreamed,
+                        request: Mapping[str, Any]) -> list[Finding]:
+    """The answer's texts against the JSON format the request asked for (FMT, docs/spec.md §8), as a stream's are
+    judged at its end: a non-streamed answer is what ``responses.parse()`` and ``chat.completions.parse()``
+    read."""
+    if dialect is None or dialect.requested_format is None or hook.answer_texts is None:
+        return []
+    requested = dialect.requested_format(request)
+    if requested is None:
+        return []
+    return structured_output.check(requested, hook.answer_texts(obj) or [], _START, dialect.clients_for)
 
 
 def nonstream_object_findings(body: bytes, dialect: Dialect | None, schemas: Any) -> list[Finding]:

@@ -298,6 +298,9 @@ class NonStreamed:
     streamed: Callable[[str], tuple[str, str]]
     # Digest types whose ``text`` is a call's name and arguments (HTP017 says "name or arguments").
     call_types: frozenset[str] = frozenset()
+    # Structured output: the texts of the answer that the request's format applies to (as the dialect's
+    # ``answer_texts`` reads a stream's; None or empty: nothing to judge), judged like a stream's (FMT).
+    answer_texts: Callable[[dict[str, Any]], list[Answer] | None] | None = None
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

@@ -1,7 +1,9 @@
 """Structured-output rules: the answer's text against the format the request asked for (docs/spec.md §8).
 
 Applied by checker/structured_output.py at the end of a stream whose request (the ``X.request.json`` sidecar,
-or the probe's own request) asks for a JSON answer, in any of the three dialects. The stream readers return
+or the probe's own request) asks for a JSON answer, in any of the three dialects, and to a ``stream: false``
+answer to such a request (checker/nonstream_checks.py; docs/spec.md §8.4; examples in
+captures/structured-nonstream/). The stream readers return
 such a text as it was streamed; what breaks is a parse of it (docs/spec.md §8.3): openai-node parses every
 json_schema answer at the end of its stream helpers and rejects one that is not JSON (verified by the oracles
 on the bad captures), the Agents SDK validates a run's output against its output_type, and openai-python's and

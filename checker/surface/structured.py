@@ -1,6 +1,6 @@
 """Structured output as a capability (item 4 of issue 17; rules FMT, checker/rules/structured.py; docs/spec.md §8).
 
-One flow per dialect probed, written by that dialect's request adapter (checker.live.adapters): one streamed
+One flow per dialect probed, written by that dialect's request adapter (checker.live.adapters): a streamed
 request for a strict ``json_schema`` answer (:data:`checker.live.scenarios.WEATHER_ANSWER`) in the dialect's
 own words: Responses ``text.format``, chat ``response_format``, Anthropic ``output_config.format``. The step is
 probed like any scenario, so its stream gets every stream check, the structured-output rules among them (the
@@ -8,7 +8,13 @@ request carries the format, so the engine judges the answer's text against the s
 findings decide the row (checker.surface.run: a stream's findings of its feature's families). A server that
 refuses the format with an error saying it is not supported makes the row "unsupported".
 
-The judge has nothing to add from the record: what the text must be is judged on the stream, where the finish
+Then the same request with ``stream: false``: the answer the SDKs' parse helpers read (openai-python's
+``responses.parse()`` and ``chat.completions.parse()``, anthropic-python's ``messages.parse()`` all ask without
+streaming), judged with the same rules (checker.nonstream_checks: the texts of the non-streamed answer against
+the format the request sent). Its FMT findings decide the row too; an error where the streamed request was
+answered is a broken row, as any step's.
+
+The judge has nothing to add from the record: what the text must be is judged on each answer, where the finish
 and refusal that decide whether it is judged at all are known.
 """
 
@@ -24,6 +30,7 @@ from checker.surface.flow import Flow, Step
 from checker.surface.record import FlowRecord, StepFinding
 
 FLOW = "structured_output"
+NONSTREAM_STEP = "answer_nonstream"
 ASK = Ask(prompt="What is the weather in Paris? Answer as JSON.", reasoning="none", answer_schema=WEATHER_ANSWER,
           max_tokens=MAX_OUTPUT_TOKENS)
 
@@ -35,10 +42,13 @@ def feature_name(api: str) -> str:
 def flow_for(api: str) -> Flow:
     adapter = adapters.get(api)
     where = adapter.words.get("format", "format")
-    step = Step(name="answer", api=adapter.name, body=adapter.scenario_body(ASK), expect="stream", gate=True,
+    body = adapter.scenario_body(ASK)
+    step = Step(name="answer", api=adapter.name, body=body, expect="stream", gate=True,
                 replay=(FLOW,), summary=f"a strict json_schema answer ({where}): JSON the request's schema accepts")
+    whole = Step(name=NONSTREAM_STEP, api=adapter.name, body=body, expect="nonstream", replay=(FLOW,),
+                 summary=f"the same with stream false ({where}): the answer parse() helpers read")
     return Flow(name=qualified(adapter.name, FLOW), feature=feature_name(adapter.name), api=adapter.name,
-                summary=f"structured output ({where})", steps=(step,))
+                summary=f"structured output ({where})", steps=(step, whole))
 
 
 def flows(apis: Sequence[str]) -> list[Flow]:

@@ -20,6 +20,7 @@ from checker.synth import ChatStreamBuilder, encode, encode_chat
 from checker.synth.messages import MessagesStreamBuilder
 from checker.synth.messages import encode as encode_messages
 from checker.synth.responses import ResponsesStream, usage
+from tests.generators import load_generator
 from tests.live.conftest import ROOT
 
 GOOD = ['{"city": "Paris", ', '"temperature": 21, "unit": "celsius"}']
@@ -43,12 +44,23 @@ def messages_answer(deltas: list[str]) -> bytes:
     return encode_messages(MessagesStreamBuilder(name="probe-structured").text(deltas).events())
 
 
-def replay_folder(root: Path, responses: list[str], chat: list[str], messages: list[str]) -> Path:
-    """A replay folder answering structured_output in each dialect with the given text."""
-    for folder, body in ((root, responses_answer(responses)), (root / "chat", chat_answer(chat)),
-                         (root / "messages", messages_answer(messages))):
+# The non-streamed answer a stream builds (captures/make_structured_nonstream.py: a Response, a chat completion,
+# a Message), by dialect.
+_WHOLE = load_generator(ROOT / "captures" / "make_structured_nonstream.py")
+
+
+def replay_folder(root: Path, responses: list[str], chat: list[str], messages: list[str],
+                  whole: tuple[list[str], list[str], list[str]] | None = None) -> Path:
+    """A replay folder answering structured_output in each dialect with the given text, streamed, and with
+    ``stream: false`` the answer of the same text (or of ``whole``'s, by dialect)."""
+    whole = whole or (responses, chat, messages)
+    for (dialect, folder, make), text, other in zip(
+            (("responses", root, responses_answer), ("chat", root / "chat", chat_answer),
+             ("messages", root / "messages", messages_answer)), (responses, chat, messages), whole):
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "structured_output.sse").write_bytes(body)
+        (folder / "structured_output.sse").write_bytes(make(text))
+        answer = _WHOLE.ANSWERS[dialect](_WHOLE.events_of(make(other)))
+        (folder / "structured_output.nonstream.json").write_text(json.dumps(answer))
     return root
 
 
@@ -71,6 +83,7 @@ def rows(report: dict[str, Any]) -> dict[str, str]:
 
 
 STEP = "structured_output.answer"
+WHOLE = "structured_output.answer_nonstream"
 
 
 def test_each_dialect_asks_for_the_same_strict_json_answer_in_its_own_words() -> None:
@@ -90,7 +103,8 @@ def test_the_probe_judges_each_dialects_answer_against_the_schema_it_sent(serve:
     code, report = run("probe", server.url, "--model", "m", "-s", "structured_output", "--clients",
                        "--save", str(saved))
     assert code == 1
-    assert findings(report) == {STEP: [], f"chat/{STEP}": ["FMT001"], f"messages/{STEP}": ["FMT002"]}
+    assert findings(report) == {STEP: [], f"chat/{STEP}": ["FMT001"], f"messages/{STEP}": ["FMT002"],
+                                WHOLE: [], f"chat/{WHOLE}": ["FMT001"], f"messages/{WHOLE}": ["FMT002"]}
     assert rows(report) == {"structured_output.responses": "supported", "structured_output.chat": "broken",
                             "structured_output.messages": "broken"}
     streaming = {row["feature"]: row["status"] for row in report["capabilities"] if row["feature"].startswith("stream.")}
@@ -104,13 +118,31 @@ def test_the_probe_judges_each_dialects_answer_against_the_schema_it_sent(serve:
     # the saved captures carry the probe's request: lint judges them the same
     lint_code, linted = run("lint", str(saved))
     assert lint_code == 1
-    assert findings(linted) == {str(saved / f"{STEP}.sse"): [], str(saved / "chat" / f"{STEP}.sse"): ["FMT001"],
-                                str(saved / "messages" / f"{STEP}.sse"): ["FMT002"]}
+    assert findings(linted) == {str(saved / sub / f"{step}.sse"): codes for step in (STEP, WHOLE)
+                                for sub, codes in (("", []), ("chat", ["FMT001"]), ("messages", ["FMT002"]))}
 
 
 def test_a_server_that_follows_the_format_passes(serve: Any, tmp_path: Path) -> None:
     server = serve(str(replay_folder(tmp_path / "replay", GOOD, GOOD, GOOD)))
     code, report = run("probe", server.url, "--model", "m", "-s", "structured_output")
     assert code == 0, report["summary"]
-    assert findings(report) == {STEP: [], f"chat/{STEP}": [], f"messages/{STEP}": []}
+    assert findings(report) == {STEP: [], f"chat/{STEP}": [], f"messages/{STEP}": [],
+                                WHOLE: [], f"chat/{WHOLE}": [], f"messages/{WHOLE}": []}
     assert set(rows(report).values()) == {"supported"}
+
+
+def test_the_answer_without_streaming_is_judged_too(serve: Any, tmp_path: Path) -> None:
+    """A server whose streams follow the format but whose stream: false answers do not (the parse() helpers'
+    path): the non-streamed step's FMT findings break the row, with the schema the request sent."""
+    server = serve(str(replay_folder(tmp_path / "replay", GOOD, GOOD, GOOD, whole=(WRONG, FENCED, GOOD))))
+    saved = tmp_path / "saved"
+    code, report = run("probe", server.url, "--model", "m", "-s", "structured_output", "--save", str(saved))
+    assert code == 1
+    assert findings(report) == {STEP: [], f"chat/{STEP}": [], f"messages/{STEP}": [],
+                                WHOLE: ["FMT002"], f"chat/{WHOLE}": ["FMT001"], f"messages/{WHOLE}": []}
+    assert rows(report) == {"structured_output.responses": "broken", "structured_output.chat": "broken",
+                            "structured_output.messages": "supported"}
+    row = next(r for r in report["capabilities"] if r["feature"] == "structured_output.responses")
+    assert row["finding"]["code"] == "FMT002" and row["finding"]["step"] == WHOLE
+    _, linted = run("lint", str(saved / f"{WHOLE}.sse"), str(saved / "chat" / f"{WHOLE}.sse"))
+    assert list(findings(linted).values()) == [["FMT002"], ["FMT001"]]

@@ -23,6 +23,7 @@ from typing import Any
 
 from checker.dialects.base import Digest, NonStreamed, id_prefix
 from checker.dialects.chat import vocabulary as vocab
+from checker.dialects.chat.structured import nonstream_answers
 from checker.findings import Finding, Position
 from checker.rules import chat as rules
 from checker.schema_errors import missing_properties
@@ -240,4 +241,4 @@ def _kind(value: Any) -> str:
 
 NONSTREAMED = NonStreamed(what="chat completion", problem=problem, consistency=consistency, schema=schema,
                           digest=digest, stream_final=stream_final, streamed=streamed,
-                          call_types=frozenset({_TOOL_CALL}))
+                          call_types=frozenset({_TOOL_CALL}), answer_texts=nonstream_answers)

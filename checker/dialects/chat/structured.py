@@ -32,3 +32,22 @@ def answer_texts(summary: StreamSummary) -> list[Answer] | None:
         answers.append(Answer(f"choice {choice.get('output_index')}", str(parts.get("content") or ""),
                               cut=f"finish_reason {CUT}" if finish == CUT else None))
     return answers
+
+
+def nonstream_answers(completion: Mapping[str, Any]) -> list[Answer] | None:
+    """The same texts of a non-streamed completion: each choice's ``message.content`` when it finished with
+    "stop" or "length" and holds no refusal (openai-python's ``chat.completions.parse()`` parses each)."""
+    choices = completion.get("choices")
+    answers = []
+    for position, choice in enumerate(choices if isinstance(choices, list) else ()):
+        if not isinstance(choice, Mapping):
+            continue
+        message = choice.get("message") if isinstance(choice.get("message"), Mapping) else {}
+        finish = choice.get("finish_reason")
+        if finish not in (WHOLE, CUT) or message.get("refusal"):
+            continue
+        index = choice.get("index", position)
+        content = message.get("content")
+        answers.append(Answer(f"choice {index}", content if isinstance(content, str) else "",
+                              cut=f"finish_reason {CUT}" if finish == CUT else None))
+    return answers

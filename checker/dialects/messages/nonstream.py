@@ -23,6 +23,7 @@ from typing import Any
 from checker.dialects.base import Digest, NonStreamed, id_prefix
 from checker.dialects.messages import vocabulary as v
 from checker.dialects.messages.schema_findings import event_schema_findings
+from checker.dialects.messages.structured import nonstream_answers
 from checker.findings import Finding, Position
 from checker.rules import messages as r
 
@@ -165,4 +166,4 @@ def _text(value: Any) -> str:
 
 NONSTREAMED = NonStreamed(what="Message object", problem=problem, consistency=consistency, schema=schema,
                           digest=digest, stream_final=stream_final, streamed=streamed,
-                          call_types=v.TOOL_BLOCKS)
+                          call_types=v.TOOL_BLOCKS, answer_texts=nonstream_answers)

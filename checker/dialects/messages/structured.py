@@ -35,3 +35,16 @@ def answer_texts(summary: StreamSummary) -> list[Answer] | None:
     cut = f"stop_reason {CUT}" if summary.stop_reason == CUT else None
     return [Answer(f"block {block.get('index')}", str(block.get("text") or ""), cut=cut)
             for block in summary.texts or () if block.get("type") == TEXT]
+
+
+def nonstream_answers(message: Mapping[str, Any]) -> list[Answer] | None:
+    """The same texts of a non-streamed Message: every text block, when it ended with end_turn or max_tokens
+    (anthropic-python's ``messages.parse()`` parses a non-streamed message's text blocks)."""
+    reason = message.get("stop_reason")
+    if reason not in (WHOLE, CUT):
+        return None
+    cut = f"stop_reason {CUT}" if reason == CUT else None
+    content = message.get("content")
+    return [Answer(f"block {index}", block["text"] if isinstance(block.get("text"), str) else "", cut=cut)
+            for index, block in enumerate(content if isinstance(content, list) else ())
+            if isinstance(block, Mapping) and block.get("type") == TEXT]

@@ -21,6 +21,7 @@ from checker.dialects.base import Digest, NonStreamed, id_prefix
 from checker.dialects.responses import item_forms
 from checker.dialects.responses.schema_findings import schema_findings
 from checker.dialects.responses.vocabulary import TERMINAL_TYPES
+from checker.dialects.responses.structured import nonstream_answers
 from checker.findings import Finding, Position
 from checker.rules import http as http_rules
 from checker.schemas import SchemaSet
@@ -123,4 +124,4 @@ def streamed(terminal: str) -> tuple[str, str]:
 
 NONSTREAMED = NonStreamed(what="Response object", problem=problem, consistency=consistency, schema=schema,
                           digest=digest, stream_final=stream_final, streamed=streamed,
-                          call_types=frozenset({"function_call"}))
+                          call_types=frozenset({"function_call"}), answer_texts=nonstream_answers)

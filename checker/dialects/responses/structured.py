@@ -36,3 +36,29 @@ def answer_texts(summary: StreamSummary) -> list[Answer] | None:
                 answers.append(Answer(f"{unit} part {part.get('index')}",
                                       str(part.get("text") or ""), cut=cut))
     return answers
+
+
+def nonstream_answers(response: Mapping[str, Any]) -> list[Answer] | None:
+    """The same texts of a non-streamed Response: every ``output_text`` part of every message item, when its
+    ``status`` is completed or incomplete (an incomplete one was cut; openai-python's ``responses.parse()``
+    parses each part of a non-streamed answer)."""
+    status = response.get("status")
+    if status not in ("completed", "incomplete"):
+        return None
+    cut = "status incomplete" if status == "incomplete" else None
+    answers = []
+    for index, item in enumerate(_list(response.get("output"))):
+        if not isinstance(item, Mapping) or item.get("type") != "message":
+            continue
+        for number, part in enumerate(_list(item.get("content"))):
+            if isinstance(part, Mapping) and part.get("type") == "output_text":
+                answers.append(Answer(f"output {index} part {number}", _text(part.get("text")), cut=cut))
+    return answers
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
