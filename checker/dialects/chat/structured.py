@@ -42,7 +42,8 @@ def nonstream_answers(completion: Mapping[str, Any]) -> list[Answer] | None:
     for position, choice in enumerate(choices if isinstance(choices, list) else ()):
         if not isinstance(choice, Mapping):
             continue
-        message = choice.get("message") if isinstance(choice.get("message"), Mapping) else {}
+        raw = choice.get("message")
+        message: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         finish = choice.get("finish_reason")
         if finish not in (WHOLE, CUT) or message.get("refusal"):
             continue
