@@ -14,7 +14,6 @@ import asyncio
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from checker.commands.common import baseline_run, finish_baseline, open_output, report_options, warn_unmatched_baseline
 from checker.errors import UsageError
@@ -26,31 +25,15 @@ from checker.live.reports import reporter_for
 from checker.report import Summary
 from checker.surface.capability import Capability, finding_ref
 from checker.surface.readiness import readiness
-from checker.ws_checks import NORMAL_CLOSE, describe_close
+from checker.surface.websocket import FEATURE, TITLE, connection_facts
 
 TRANSPORTS = ("sse", "websocket")
-WS_FEATURE = "websocket.responses"
-WS_TITLE = "WebSocket /v1/responses (response.create)"
+WS_FEATURE, WS_TITLE = FEATURE, TITLE  # the same row as the default probe's (checker.surface.websocket)
 
 
 def websocket_scenarios(chosen: Sequence[Scenario]) -> list[Scenario]:
     """The scenarios a WebSocket connection can carry: Responses requests that stream or must be refused."""
     return [s for s in chosen if s.api in (None, "responses") and s.expect in ("stream", "error")]
-
-
-def connection_facts(outcome: WsProbeResult) -> dict[str, Any]:
-    """What the reporters show of the connection (``ProbeLintResult.http``): the upgrade, how it ended, and
-    each response's scenario, id, terminal event and findings."""
-    close = (outcome.close or {})
-    received = close.get("received")
-    normal = isinstance(received, list) and bool(received) and received[0] in NORMAL_CLOSE
-    ending = {"kind": "complete" if normal else "closed", "detail": "" if normal else describe_close(close)}
-    responses = [{"scenario": o.scenario, "response_id": o.response_id, "terminal": o.terminal,
-                  "skipped": o.skipped, "findings": len(o.findings)} for o in outcome.outcomes or []]
-    result = outcome.result
-    return {"transport": "websocket", "url": outcome.url, "status": 101, "ending": ending, "responses": responses,
-            "bytes": result.bytes if result else 0, "events": result.events if result else 0,
-            "timings": {"total": outcome.seconds}, "saved": outcome.saved}
 
 
 def websocket_capability(outcome: WsProbeResult) -> Capability:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from starlette.responses import JSONResponse
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -52,6 +53,7 @@ FAULTS: dict[str, str] = {
     "close-after-response": "close the connection (1000) once the first response is complete: one response a connection",
     "flat-error": "send error events in the SSE stream's flat shape (code, message at the top)",
     "refuse-continuation": "answer previous_response_not_found even for a response of this connection",
+    "refuse": "refuse the upgrade with HTTP N (404 when no value is given; 426, 405: as servers without the mode do)",
 }
 _FLAGS = ("interleave", "flat-error", "refuse-continuation", "close-after-response")
 
@@ -73,6 +75,7 @@ class WsFaults:
     close_after_response: bool = False
     flat_error: bool = False
     refuse_continuation: bool = False
+    refuse: int | None = None
 
 
 def parse_ws_faults(text: str) -> WsFaults:
@@ -91,7 +94,11 @@ def parse_ws_faults(text: str) -> WsFaults:
             number = int(raw) if raw else 1
         except ValueError:
             raise WsFaultError(f"{name}={raw!r}: not a whole number") from None
-        if number < (1000 if name == "close-code" else 1):
+        if name == "refuse":
+            number = int(raw) if raw else 404
+            if not 400 <= number <= 599:
+                raise WsFaultError(f"{name}={number}: not an HTTP error status (400-599)")
+        elif number < (1000 if name == "close-code" else 1):
             raise WsFaultError(f"{name}={number}: out of range")
         values[name.replace("-", "_")] = number
     return WsFaults(**values)
@@ -282,6 +289,11 @@ def websocket_routes(replayer: Replayer) -> list[WebSocketRoute]:
             await websocket.send_text(error_event(400, "invalid_request_error", "invalid_fault",
                                                   f"bad X-SSE-Check-WS-Fault header: {exc}"))
             await websocket.close(code=1008)
+            return
+        if faults.refuse is not None:  # as a server without the mode: an HTTP error answers the upgrade
+            body = {"error": {"message": f"{websocket.url.path}: WebSocket upgrade refused (the refuse fault)",
+                              "type": "invalid_request_error", "code": None}}
+            await websocket.send_denial_response(JSONResponse(body, status_code=faults.refuse))
             return
         await websocket.accept()
         try:

@@ -146,7 +146,10 @@ async def probe_websocket(config: ProbeConfig, scenarios: Sequence[Scenario], *,
                                                 f"upgrade of {shown}")
     except InvalidHandshake as exc:  # an answer to the upgrade that is no HTTP/1.1 response, a bad header
         raise UsageError(f"the WebSocket upgrade of {shown} failed: {exc}") from None
-    except (OSError, TimeoutError) as exc:
+    except TimeoutError:  # connected, but the upgrade got no answer (str(TimeoutError()) is empty)
+        raise UsageError(f"no answer to the WebSocket upgrade of {shown} within "
+                         f"{config.limits.connect_timeout:g} s") from None
+    except OSError as exc:
         raise UsageError(f"cannot connect to {shown}: {exc or type(exc).__name__}") from None
     session = _Session(config, url)
     upgrade = ws.response

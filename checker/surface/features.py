@@ -14,7 +14,7 @@ from checker.surface.flow import Flow
 
 # Feature modules under checker.surface, in run order.
 MODULES: tuple[str, ...] = ("models", "turns", "inputs", "structured", "stored_probe", "tool_choice", "custom_tool",
-                            "json_mode")
+                            "json_mode", "websocket")
 
 
 def builtin_flows(apis: Sequence[str]) -> list[Flow]:

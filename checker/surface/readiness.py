@@ -63,6 +63,8 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
         Reliance("stored.retrieve", False, f"{_PY_RESPONSES} (responses.retrieve)"),
         Reliance("stored.resumption", False, f"{_PY_RESPONSES} (responses.retrieve, stream and starting_after)"),
         Reliance("stored.background", False, f"{_PY_RESPONSES} (create with background, then retrieve)"),
+        Reliance("websocket.responses", False, f"{_PY_RESPONSES} (responses.connect(): ResponsesConnection, the "
+                                               "WebSocket mode)"),
     ),
     "openai-node": (
         Reliance("models", False, "openai-node src/resources/models.ts (client.models.list())"),
@@ -82,6 +84,8 @@ RELIES_ON: dict[str, tuple[Reliance, ...]] = {
         Reliance("models", False, "codex codex-rs/lmstudio/src/client.rs (OSS providers list GET {base}/models)"),
         Reliance("custom_tool.responses", False, "codex codex-rs/core/src/tools/handlers/apply_patch.rs "
                                                  "(create_apply_patch_freeform_tool: apply_patch as a custom tool)"),
+        Reliance("websocket.responses", False, "codex codex-rs/codex-api/src/endpoint/responses_websocket.rs (the "
+                                               "Responses API over WebSocket, where the provider offers it)"),
     ),
     "openai-agents": (
         Reliance("tool_turn.responses", True, "openai-agents-python src/agents/items.py (ToolCallOutputItem: the "

@@ -105,7 +105,7 @@ def test_list_scenarios_needs_no_server(tmp_path: Path) -> None:
     rows = {row["name"]: row for row in json.loads(proc.stdout)}
     assert list(rows) == [*NAMES, "tools_auto", "models", "tool_turn", "system_message", "assistant_history",
                           "image_input", "file_input", "hosted_web_search", "structured_output",
-                          "stored", "tool_choice", "custom_tool", "json_mode"]  # the flows after the scenarios
+                          "stored", "tool_choice", "custom_tool", "json_mode", "websocket"]  # the flows after the scenarios
     assert rows["plain_text"]["summary"] == "my own" and rows["plain_text"]["request"]["input"] == "mine"
     assert rows["tools_auto"]["request"] == {"model": "MODEL", "input": "hi", "tool_choice": "auto", "stream": True}
     assert rows["plain_text_nonstream"]["request"]["stream"] is False

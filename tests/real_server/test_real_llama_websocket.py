@@ -4,6 +4,7 @@ saved), exactly what openai-python's ``client.responses.connect()`` meets: the u
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -39,3 +40,19 @@ def test_openai_python_meets_the_same_refusal(real_llama: Any) -> None:
             connection.send({"type": "response.create", "model": MODEL, "input": "hi"})
             next(iter(connection))
     assert refused.value.response.status_code >= 400  # websockets' InvalidStatus: the upgrade's HTTP answer
+
+
+def test_a_default_probe_names_the_mode_unsupported_in_its_capability_table(real_llama: Any) -> None:
+    """The default (SSE) probe tries the upgrade once (checker/surface/websocket.py): the row says what
+    openai-python meets, and no client is worse for it (the mode is optional to those that can use it)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "checker", "probe", real_llama.url, "--model", MODEL, "--profile", "llama.cpp",
+         "--api", "responses", "-s", "plain_text,websocket", "--format", "json", "--no-progress"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "NO_COLOR": "1"},
+    )
+    report = json.loads(proc.stdout)
+    (row,) = [r for r in report["capabilities"] if r["feature"] == "websocket.responses"]
+    assert row["status"] == "unsupported" and row["why"].startswith("HTTP 404 "), row
+    assert "websocket.connection" not in [f["path"] for f in report["files"]]
+    codex = next(r for r in report["readiness"] if r["client"] == "codex")
+    assert codex["verdict"] == "ready" and row["title"] in codex["without"]
