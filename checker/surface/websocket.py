@@ -10,8 +10,8 @@ it tries the upgrade of ``/v1/responses`` and
   says nothing, one that closes it, one that answers no HTTP): "unsupported" with the reason;
 * accepted: the short form of the full check, one ``response.create`` (the ``plain_text`` scenario) on the
   connection, then its close, judged by the same WebSocket linter (checker.ws_checks) as the full check. Its
-  findings decide the row (broken at an error) and are reported as one result, ``websocket.connection``; ``--save``
-  writes its transcript (``websocket.ws.jsonl``), which lints the same. A supported row does not say that every
+  findings decide the row (broken at an error) and are reported as one result named after its transcript,
+  ``websocket.ws.jsonl``, which ``--save`` writes and which lints the same. A supported row does not say that every
   scenario works over the mode: ``--transport websocket`` runs them all, and the continuation.
 
 A demanding user wants both: a default probe that tells whether the mode exists and whether a first response
@@ -40,7 +40,9 @@ from checker.surface.run import Context, FlowRun
 from checker.ws_checks import NORMAL_CLOSE, describe_close
 
 FLOW = "websocket"
-STEP = "connection"  # the result's name is FLOW.STEP, as a template flow's step is reported
+# The result is named after the transcript --save writes (as --transport websocket names it): the lint of the
+# saved file reports the same, under the same name.
+RESULT = SAVED_NAME
 FEATURE = "websocket.responses"
 TITLE = "WebSocket /v1/responses (response.create)"
 # How long the default probe waits for an answer to the upgrade: a server that offers the mode answers it at
@@ -107,10 +109,10 @@ def flow_run(config: ProbeConfig, outcome: WsProbeResult | None, unsupported: st
         row.not_checked = "no response.create was answered"
     for finding in outcome.result.findings:  # every finding of the connection: its events' too (SCH, ITM, …)
         if finding.severity >= Severity.WARNING:
-            (row.failures if finding.severity >= Severity.ERROR else row.warnings).append((f"{FLOW}.{STEP}", finding))
+            (row.failures if finding.severity >= Severity.ERROR else row.warnings).append((RESULT, finding))
     # No dialect (api None): its findings reach the clients through the row (RELIES_ON), not as the SSE streams'
     # evidence, and they do not decide the stream.responses row.
-    scenario = Scenario(name=f"{FLOW}.{STEP}", api=None, expect="stream", body={},
+    scenario = Scenario(name=RESULT, api=None, expect="stream", body={},
                         summary="one response.create over WebSocket (the short form: --transport websocket runs "
                                 "every scenario and a continuation)")
     result = ProbeLintResult.of(outcome.result, connection_facts(outcome))

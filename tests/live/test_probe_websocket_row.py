@@ -39,7 +39,7 @@ def row(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def entry(report: dict[str, Any]) -> dict[str, Any] | None:
-    return next((f for f in report["files"] if f["path"] == "websocket.connection"), None)
+    return next((f for f in report["files"] if f["path"] == "websocket.ws.jsonl"), None)
 
 
 def verdicts(report: dict[str, Any]) -> dict[str, str]:

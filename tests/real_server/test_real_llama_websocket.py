@@ -53,6 +53,6 @@ def test_a_default_probe_names_the_mode_unsupported_in_its_capability_table(real
     report = json.loads(proc.stdout)
     (row,) = [r for r in report["capabilities"] if r["feature"] == "websocket.responses"]
     assert row["status"] == "unsupported" and row["why"].startswith("HTTP 404 "), row
-    assert "websocket.connection" not in [f["path"] for f in report["files"]]
+    assert "websocket.ws.jsonl" not in [f["path"] for f in report["files"]]
     codex = next(r for r in report["readiness"] if r["client"] == "codex")
     assert codex["verdict"] == "ready" and row["title"] in codex["without"]
