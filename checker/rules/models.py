@@ -13,6 +13,8 @@ OPENAPI = ("OpenAI OpenAPI description 2.3.0 (GET /v1/models: ListModelsResponse
 PY = "openai-python src/openai/resources/models.py (models.list() pages over `data`)"
 NODE = "openai-node src/resources/models.ts (models.list() pages over `data`)"
 CODEX = "codex codex-rs/lmstudio/src/client.rs (fetch_models reads GET {base}/models `data[].id`)"
+ANTHROPIC = ("anthropic-sdk-python src/anthropic/resources/models.py and pagination.py (models.list(): a SyncPage "
+             "of ModelInfo over `data`, paged by `has_more` and `last_id`; a Messages-only probe expects this list)")
 GOOD = "surface/good-models.flow.json"
 
 MODELS_LIST_INVALID = rule(
@@ -25,7 +27,7 @@ MODELS_LIST_INVALID = rule(
     why="Clients list models to let a user pick one and to check the one configured exists: openai-python's and "
         "openai-node's `models.list()` page over `data` and build a Model from each entry, and codex's OSS "
         "providers read `data[].id` to find the model; a list of another shape fails in them or reads as empty.",
-    sources=(OPENAPI, PY, NODE, CODEX),
+    sources=(OPENAPI, PY, NODE, CODEX, ANTHROPIC),
     clients=("openai-python", "openai-node", "codex"),
     bad="surface/MOD001-models-list-invalid.flow.json",
     good=GOOD,

@@ -7,6 +7,10 @@ must be OpenAI's ``ListModelsResponse``, judged by its JSON Schema generated fro
 ``owned_by`` (other members are extensions, allowed); each problem is a finding at its JSON pointer. The model under test must be one of the ids; when it is
 not, whether the server answered it in the scenario suite (the fact ``model_answered``) tells a server that
 routes any model name (MOD003) from one that does not serve it (MOD002).
+
+A probe of the Messages dialect alone expects Anthropic's list instead (a page of ModelInfo: ``data``,
+``has_more``, ``first_id``, ``last_id``), judged by what the anthropic SDKs' ``models.list()`` needs: a ``data``
+array of objects with a string ``id``.
 """
 
 from __future__ import annotations
@@ -28,15 +32,20 @@ SHOWN_IDS = 5  # model ids named in a finding at most
 
 
 def flows(apis: Sequence[str]) -> list[Flow]:
+    # A probe of the Messages dialect alone is a probe of an Anthropic-compatible server: its list is Anthropic's
+    # page of ModelInfo (`data`, `has_more`, `first_id`, `last_id`), not OpenAI's `object: "list"` of Models.
+    shape = ANTHROPIC if list(apis) == ["messages"] else OPENAI
     return [Flow(name="models", feature=FEATURE,
                  summary="GET /v1/models: a valid list, with the model under test in it",
                  steps=(Step(name=LIST_STEP, method="GET", path="/models", expect="json", gate=True,
-                             summary="GET /v1/models: a list of models with the model under test"),))]
+                             summary="GET /v1/models: a list of models with the model under test"),),
+                 details={"list_shape": shape})]
 
 
 # The schema the answer is judged by (schemas/openai/objects/, generated from OpenAI's OpenAPI description by
 # tools/gen_schemas.py): a missing or mistyped member is a finding at its JSON pointer, as an event's is.
 SCHEMA_SET, SCHEMA = "openai", "ListModelsResponse"
+OPENAI, ANTHROPIC = "openai", "anthropic"  # the list shapes (the flow's details say which the probe expects)
 SHOWN_PROBLEMS = 5  # distinct schema problems reported at most (a list of 500 models can break 500 times)
 _ENTRY = re.compile(r"^/data/\d+")
 
@@ -66,6 +75,24 @@ def schema_problems(answer: Any) -> list[tuple[str, str]]:
     return problems
 
 
+def anthropic_problems(answer: Any) -> list[tuple[str, str]]:
+    """What makes an answer no page of models for the anthropic SDKs' ``models.list()``: a ``data`` array of
+    objects with a string ``id`` (what a user picks and the SDK pages by, through ``last_id``). The SDKs build
+    each ModelInfo without validating it, so its other members (``type``, ``display_name``, ``created_at``) are
+    not held against the server; ``[]``: it is one."""
+    if not isinstance(answer, dict):
+        return [("", "the answer is not a JSON object" if answer is not None else "the answer is not JSON")]
+    data = answer.get("data")
+    if not isinstance(data, list):
+        return [("/data", "no `data` array")]
+    bad = [index for index, entry in enumerate(data)
+           if not isinstance(entry, dict) or not isinstance(entry.get("id"), str)]
+    if not bad:
+        return []
+    more = f" (and {len(bad) - 1} more model{'s' if len(bad) > 2 else ''})" if len(bad) > 1 else ""
+    return [(f"/data/{bad[0]}", "a model without a string `id`" + more)]
+
+
 def listed(ids: list[str]) -> str:
     if not ids:
         return "it lists no model"
@@ -78,11 +105,13 @@ def judge(record: FlowRecord) -> list[StepFinding]:
     step = record.step(LIST_STEP)
     if step is None or not step.ok:
         return []  # no list: the HTTP checks said why (or the endpoint is not offered)
-    problems = schema_problems(step.answer)
+    anthropic = record.details.get("list_shape") == ANTHROPIC
+    problems = anthropic_problems(step.answer) if anthropic else schema_problems(step.answer)
+    schema = "anthropic models page" if anthropic else SCHEMA
     if problems:
         return [(LIST_STEP, rules.MODELS_LIST_INVALID.finding(START, pointer=pointer or "/", where=pointer or "/",
                                                               detail=problem,
-                                                              details={"pointer": pointer, "schema": SCHEMA}))
+                                                              details={"pointer": pointer, "schema": schema}))
                 for pointer, problem in problems]
     ids = [m["id"] for m in step.answer["data"]]
     if record.model in ids:

@@ -142,3 +142,27 @@ def test_a_call_id_reused_by_the_second_answer_is_tur002(serve: Any, tmp_path: P
     _, report = probe(server.url, "-s", "tool_turn", "--profile", "llama.cpp")
     assert "TUR002" in codes(report, "tool_turn.answer")
     assert row(report, "tool_turn.responses")["status"] == "broken"
+
+
+def test_anthropics_list_of_models_suits_a_messages_probe_not_an_openai_one(serve: Any) -> None:
+    # api.anthropic.com's GET /v1/models is a page of ModelInfo: what the anthropic SDKs' models.list() reads,
+    # so a probe of the Messages dialect alone takes it; OpenAI's clients need object, created and owned_by
+    server = serve(str(LLAMA_CAPTURES), "--models", "anthropic")
+    proc = subprocess.run([sys.executable, "-m", "checker", "probe", server.url, "--model", MODEL, "--api", "messages",
+                           "-s", "models", "--no-progress", "--format", "json"], capture_output=True, text=True,
+                          timeout=120)
+    report = json.loads(proc.stdout)
+    assert codes(report, "models.list") == [] and row(report, "models")["status"] == "supported"
+    proc, report = probe(server.url, "-s", "models")
+    assert set(codes(report, "models.list")) == {"MOD001"} and row(report, "models")["status"] == "broken"
+
+
+def test_a_messages_probe_still_needs_a_data_array_of_ids() -> None:
+    from checker.surface.models import anthropic_problems
+
+    assert anthropic_problems({"data": [{"type": "model", "id": "claude"}], "has_more": False}) == []
+    assert anthropic_problems({"data": [{"id": "a"}, {"type": "model"}, {"id": 3}]}) == \
+        [("/".join(("", "data", "1")), "a model without a string `id` (and 1 more model)")]
+    assert anthropic_problems({"models": []}) == [("/data", "no `data` array")]
+    assert anthropic_problems(None) == [("", "the answer is not JSON")]
+    assert anthropic_problems([]) == [("", "the answer is not a JSON object")]
