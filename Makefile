@@ -67,7 +67,7 @@ demo: $(STAMP)  ## lint the bundled captures, probe a replay server: a tour
 	echo "\$$ sse-check replay --live $$url --model tiny-qwen3-random --profile llama.cpp"; \
 	$(BIN)/sse-check replay --live $$url --model tiny-qwen3-random --profile llama.cpp --color always || true
 
-test: $(STAMP)  ## the fast test suite (about 9 minutes on 2 cores)
+test: $(STAMP)  ## the fast test suite (about 10 minutes on 2 cores)
 	$(BIN)/python -m pytest -q
 
 # The fast suite, then the real-server suite: a real llama-server (the `real-server` extra builds it from source

@@ -130,7 +130,9 @@ def test_other_errors_stay_status_not_ok() -> None:
     assert codes(meta({**VALID, "previous_response_id": "r"}, status=429), error("previous_response_id: slow")) \
         == ["HTP001", "HTP023"]
     assert codes(meta({"input": 1}, status=401), error("no key")) == ["HTP001"]  # says nothing about the body
-    assert codes(meta({"input": 1}, status=500), error("boom")) == ["HTP001"]
+    assert codes(meta(VALID, status=500), error("boom")) == ["HTP001"]  # a valid request failed by the server
+    # an invalid one failed with a 5xx instead of refused is HTP024 (tests/test_invalid_server_error.py)
+    assert codes(meta({"input": 1}, status=500), error("boom")) == ["HTP024"]
     assert codes(meta(None), error("bad")) == ["HTP001"]  # no request recorded: nothing to judge it by
 
 

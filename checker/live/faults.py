@@ -62,7 +62,7 @@ class Faults:
     first: int | None = None  # … to the first N requests only
     busy: int | None = None  # … to a request that arrives while N or more others are being answered
     stored: str | None = None  # a defect of the stored-response endpoints (STORED_DEFECTS; checker.live.serve_stored)
-    models: str | None = None  # GET /v1/models answered wrong: "invalid", "mistyped", "unlisted", "absent", "anthropic"
+    models: str | None = None  # GET /v1/models answered wrong: "invalid", "mistyped", "unlisted", "absent", "modelinfo"
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Faults:
         """A copy with some fields replaced (field name -> value, as :func:`parse_header` returns)."""
@@ -147,7 +147,7 @@ def _status(text: str) -> int:
     return value
 
 
-MODELS_FAULTS = ("invalid", "mistyped", "unlisted", "absent", "anthropic")
+MODELS_FAULTS = ("invalid", "mistyped", "unlisted", "absent", "modelinfo")
 
 
 def _models(text: str) -> str:
@@ -246,10 +246,10 @@ FAULTS: tuple[FaultSpec, ...] = (
               "a defect of the stored responses (GET/DELETE /v1/responses/ID, input_items, resumption, background): "
               "unsupported (not offered, as llama-server), differ, input-items, keep-deleted, accept-unknown, error-shape, "
               "restart, skip, regress, cancel-ignored, lost-context, conversation-shape, compact-shape"),
-    FaultSpec("models", "models", "invalid|mistyped|unlisted|absent|anthropic", _models,
+    FaultSpec("models", "models", "invalid|mistyped|unlisted|absent|modelinfo", _models,
               "GET /v1/models answered wrong: invalid (models without object and created), mistyped (created as "
               "a date string, owned_by null), unlisted (the "
-              "recorded requests' models left out), absent (404, as a server without the endpoint), anthropic "
+              "recorded requests' models left out), absent (404, as a server without the endpoint), modelinfo "
               "(Anthropic's page of ModelInfo: right for a Messages-only server, not for OpenAI's clients)"),
 )
 

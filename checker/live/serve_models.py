@@ -72,7 +72,7 @@ def models_answer(captures: Iterable[_Capture], faults: Faults, header: str) -> 
         data = [{"id": entry["id"], "owned_by": OWNER} for entry in data]
     elif fault == "mistyped":
         data = [{**entry, "created": "2026-01-01T00:00:00Z", "owned_by": None} for entry in data]
-    elif fault == "anthropic":  # as api.anthropic.com answers: a page of ModelInfo
+    elif fault == "modelinfo":  # as api.anthropic.com answers: a page of ModelInfo
         models = [{"type": "model", "id": entry["id"], "display_name": entry["id"],
                    "created_at": "2026-01-01T00:00:00Z"} for entry in data]
         return JSONResponse({"data": models, "has_more": False, "first_id": models[0]["id"] if models else None,

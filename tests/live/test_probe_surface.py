@@ -147,7 +147,7 @@ def test_a_call_id_reused_by_the_second_answer_is_tur002(serve: Any, tmp_path: P
 def test_anthropics_list_of_models_suits_a_messages_probe_not_an_openai_one(serve: Any) -> None:
     # api.anthropic.com's GET /v1/models is a page of ModelInfo: what the anthropic SDKs' models.list() reads,
     # so a probe of the Messages dialect alone takes it; OpenAI's clients need object, created and owned_by
-    server = serve(str(LLAMA_CAPTURES), "--models", "anthropic")
+    server = serve(str(LLAMA_CAPTURES), "--models", "modelinfo")
     proc = subprocess.run([sys.executable, "-m", "checker", "probe", server.url, "--model", MODEL, "--api", "messages",
                            "-s", "models", "--no-progress", "--format", "json"], capture_output=True, text=True,
                           timeout=120)
