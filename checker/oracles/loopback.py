@@ -2,24 +2,50 @@
 
 The client then runs its whole call path (its HTTP stack, its SSE decoder, its stream helper) on the capture's
 bytes, exactly as against a server. Every request gets ``200 text/event-stream`` with the body, and the
-connection is closed after it, as a server ends a stream.
+connection is closed after it, as a server ends a stream. ``serve_connections`` is the accept loop under it, for
+a server that answers each connection its own way (the live tests' odd servers use it too).
 """
 
 from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
+
+@contextmanager
+def serve_connections(handle: Callable[[socket.socket], None]) -> Iterator[str]:
+    """Accept on 127.0.0.1 (a free port) while the block runs, each connection handed to ``handle`` in a thread of
+    its own (``handle`` closes it); yields the base URL."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)  # so that the loop sees ``stop`` soon after the block ends
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop.set()
+        thread.join(timeout=2)
+        listener.close()
 
 
 @contextmanager
 def serve_body(body: bytes, *, content_type: str = "text/event-stream") -> Iterator[str]:
     """Serve ``body`` on 127.0.0.1 (a free port) while the block runs; yields the base URL."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.2)
-    port = listener.getsockname()[1]
-    stop = threading.Event()
     head = (f"HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncache-control: no-cache\r\n"
             f"connection: close\r\n\r\n").encode()
 
@@ -48,21 +74,5 @@ def serve_body(body: bytes, *, content_type: str = "text/event-stream") -> Itera
             except OSError:
                 return
 
-    def loop() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            threading.Thread(target=answer, args=(conn,), daemon=True).start()
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop.set()
-        thread.join(timeout=2)
-        listener.close()
+    with serve_connections(answer) as url:
+        yield url

@@ -11,11 +11,13 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from checker.oracles.loopback import serve_connections
 
 if TYPE_CHECKING:  # the fixtures come from tests/live/conftest.py
     from conftest import ServerProcess
@@ -96,30 +98,6 @@ def test_the_full_check_stays_behind_transport_websocket(probe_server: ServerPro
 # --- servers that answer the upgrade oddly -------------------------------------------------------------------
 
 
-def _raw_server(handle: Callable[[socket.socket], None]) -> Iterator[str]:
-    """A TCP server on loopback that hands each connection to ``handle``, for as long as the test runs."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            threading.Thread(target=handle, args=(conn,), daemon=True).start()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    finally:
-        stop.set()
-        thread.join()
-        listener.close()
-
-
 def _close_at_once(conn: socket.socket) -> None:
     conn.recv(65536)
     conn.close()
@@ -144,7 +122,7 @@ def _not_http(conn: socket.socket) -> None:
 ], ids=["closes-at-once", "silent", "not-http"])
 def test_an_odd_answer_to_the_upgrade_is_unsupported_with_the_reason(handle: Callable[[socket.socket], None],
                                                                      reason: str) -> None:
-    for url in _raw_server(handle):
+    with serve_connections(handle) as url:
         code, report = probe(url, scenarios="websocket")
         assert code == 2  # no scenario was asked and the mode is not offered: nothing probed, said in the report
         assert row(report)["status"] == "unsupported" and row(report)["why"].startswith(reason), row(report)
