@@ -43,7 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # checker/, when not installed
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # checker/ and captures/, when not installed
+
+from captures.generated_files import write_files  # noqa: E402
 
 # The one stream builder (checker/synth/): tests, benchmarks and this corpus write streams with it.
 from checker.synth import ResponsesStream as Stream  # noqa: E402
@@ -1972,14 +1974,7 @@ def render() -> dict[str, bytes]:
 
 def main() -> None:
     files = render()
-    changed = 0
-    for name, data in files.items():
-        path = ROOT / name
-        if path.exists() and path.read_bytes() == data:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        changed += 1
+    changed = write_files(files, ROOT)
     print(f"{len(files)} files under {ROOT}, {changed} written")
 
 

@@ -29,6 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
+from captures.generated_files import write_files  # noqa: E402
 from checker.synth import ChatStreamBuilder, encode_chat  # noqa: E402
 
 Chunk = dict[str, Any]
@@ -346,15 +347,7 @@ def render() -> dict[str, bytes]:
 
 def main() -> int:
     files = render()
-    for folder in ("conforming", "rules", "framing"):
-        for stale in (ROOT / "chat" / folder).glob("*") if (ROOT / "chat" / folder).is_dir() else ():
-            if stale.relative_to(ROOT).as_posix() not in files:
-                stale.unlink()
-    for rel, data in files.items():
-        path = ROOT / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.is_file() or path.read_bytes() != data:
-            path.write_bytes(data)
+    write_files(files, ROOT, prune=[ROOT / "chat" / folder for folder in ("conforming", "rules", "framing")])
     print(f"make_chat_captures: {len(files)} files in {ROOT / 'chat'}")
     return 0
 

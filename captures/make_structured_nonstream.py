@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / "captures"))
 
 import make_structured_captures as streams  # noqa: E402
 
+from captures.generated_files import write_files  # noqa: E402
 from checker.live.probe import ProbeLimits, build_meta  # noqa: E402
 from checker.live.saving import meta_json  # noqa: E402
 from checker.live.scenarios import Scenario  # noqa: E402
@@ -132,10 +133,7 @@ def build() -> dict[str, bytes]:
 
 def main() -> int:
     files = build()
-    for rel, data in files.items():
-        path = FOLDER / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    write_files(files, FOLDER)
     print(f"wrote {len(files)} files under {FOLDER.relative_to(ROOT)}")
     return 0
 

@@ -22,6 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
+from captures.generated_files import write_files  # noqa: E402
 from checker.sse import SSEDecoder, SSEEvent  # noqa: E402
 from checker.ws_transcript import FORMAT, VERSION  # noqa: E402
 
@@ -168,9 +169,7 @@ def outputs() -> dict[str, bytes]:
 
 
 def main() -> None:
-    OUT.mkdir(exist_ok=True)
-    for name, data in outputs().items():
-        (OUT / name).write_bytes(data)
+    write_files(outputs(), OUT)
 
 
 if __name__ == "__main__":

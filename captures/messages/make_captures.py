@@ -25,6 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parents[1]))
 
+from captures.generated_files import write_files  # noqa: E402
 from checker.synth.messages import MessagesStreamBuilder, make_id  # noqa: E402
 
 Event = dict[str, Any]
@@ -357,10 +358,7 @@ def build() -> dict[str, bytes]:
 
 def main() -> int:
     files = build()
-    for rel, data in files.items():
-        path = ROOT / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    write_files(files, ROOT)
     print(f"wrote {len(files)} captures under {ROOT}")
     return 0
 

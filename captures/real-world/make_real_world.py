@@ -23,6 +23,10 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))  # checker/ and captures/, when not installed
+
+from captures.generated_files import write_files  # noqa: E402
+
 _spec = importlib.util.spec_from_file_location("make_captures", HERE.parent / "make_captures.py")
 assert _spec is not None and _spec.loader is not None
 mc = importlib.util.module_from_spec(_spec)
@@ -167,13 +171,7 @@ def render() -> dict[str, bytes]:
 
 def main() -> None:
     files = render()
-    changed = 0
-    for name, data in files.items():
-        path = HERE / name
-        if path.exists() and path.read_bytes() == data:
-            continue
-        path.write_bytes(data)
-        changed += 1
+    changed = write_files(files, HERE)
     print(f"{len(files)} files under {HERE}, {changed} written")
 
 

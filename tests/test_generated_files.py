@@ -1,0 +1,24 @@
+"""captures/generated_files.py: how every capture generator's main() writes what it rendered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generators import load_generator
+
+ROOT = Path(__file__).resolve().parents[1]
+write_files = load_generator(ROOT / "captures" / "generated_files.py").write_files
+
+
+def test_only_changed_files_are_written_and_a_pruned_folder_keeps_only_what_was_rendered(tmp_path: Path) -> None:
+    files = {"rules/A.sse": b"a\n", "rules/B.sse": b"b\n", "conforming/c.sse": b"c\n"}
+    assert write_files(files, tmp_path) == 3
+    assert (tmp_path / "conforming" / "c.sse").read_bytes() == b"c\n"
+    (tmp_path / "rules" / "OLD.sse").write_bytes(b"gone\n")  # a case the generator no longer renders
+    (tmp_path / "notes.txt").write_bytes(b"kept\n")  # outside the pruned folder
+    files["rules/B.sse"] = b"b2\n"
+    assert write_files(files, tmp_path, prune=[tmp_path / "rules", tmp_path / "missing"]) == 1
+    assert sorted(p.name for p in (tmp_path / "rules").iterdir()) == ["A.sse", "B.sse"]
+    assert (tmp_path / "rules" / "B.sse").read_bytes() == b"b2\n"
+    assert (tmp_path / "notes.txt").read_bytes() == b"kept\n"
+    assert write_files(files, tmp_path) == 0
