@@ -157,6 +157,17 @@ def no_progress(name: str, phase: str, received: int, events: int) -> None:
     """A :data:`Progress` that shows nothing."""
 
 
+@dataclass(frozen=True, slots=True)
+class ScenarioContext:
+    """What one scenario's probe takes besides the scenario and the run's config, as one value that the layers
+    between the run and :func:`probe_scenario` (the retries of checker.live.retry_run) pass on untouched."""
+
+    reference: dict[str, Any] | None = None  # the parity reference of a stream: false scenario (its pair's output)
+    progress: Progress = no_progress
+    on_interrupt: Callable[[ScenarioResult], None] | None = None  # what arrived before a cancellation
+    on_status: Callable[[int], None] | None = None  # the status, as soon as the headers are in
+
+
 # --- one exchange ----------------------------------------------------------------------------------------
 
 
@@ -164,28 +175,24 @@ async def probe_scenario(
     client: httpx.AsyncClient,
     scenario: Scenario,
     config: ProbeConfig,
-    *,
-    reference: dict[str, Any] | None = None,
-    progress: Progress = no_progress,
-    on_interrupt: Callable[[ScenarioResult], None] | None = None,
-    on_status: Callable[[int], None] | None = None,
+    context: ScenarioContext = ScenarioContext(),
 ) -> ScenarioResult:
     """Run one scenario (trying its replay names in turn against a replay server). When the task is cancelled
-    (Ctrl-C, SIGTERM) mid-exchange, what arrived is kept (and saved), handed to ``on_interrupt``, and the
-    cancellation goes on."""
+    (Ctrl-C, SIGTERM) mid-exchange, what arrived is kept (and saved), handed to ``context.on_interrupt``, and
+    the cancellation goes on."""
     names = scenario.replay_names
     for name in names:
-        exchange = _Exchange(client, scenario, name, config, reference, progress)
-        exchange.on_status = on_status
+        exchange = _Exchange(client, scenario, name, config, context.reference, context.progress)
+        exchange.on_status = context.on_status
         result = await exchange.run()
         if result is not None:
             if exchange.interrupted:
-                if on_interrupt is not None:
-                    on_interrupt(result)
+                if context.on_interrupt is not None:
+                    context.on_interrupt(result)
                 raise asyncio.CancelledError
             return result
     tried = ", ".join(names)
-    progress(scenario.name, "done", 0, 0)
+    context.progress(scenario.name, "done", 0, 0)
     return ScenarioResult(scenario=scenario,
                           skipped=f"the replay server has no capture for this scenario (tried {tried})")
 

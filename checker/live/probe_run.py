@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from checker.nonstream_checks import stream_reference
-from checker.live.probe import Progress, ProbeConfig, ScenarioResult, no_progress
+from checker.live.probe import Progress, ProbeConfig, ScenarioContext, ScenarioResult, no_progress
 from checker.live.retry_run import probe_retrying
 from checker.live.scenarios import Scenario
 
@@ -176,8 +176,8 @@ async def run_scenarios(
                     if stop_if_unreachable and reach["unreachable"] and not reach["answered"]:
                         keep(ScenarioResult(scenario=scenario, skipped=UNREACHABLE))
                         return
-                    outcome = await probe_retrying(client, scenario, config, reference=reference, progress=progress,
-                                                   on_interrupt=keep, on_status=served.on_status(scenario))
+                    outcome = await probe_retrying(client, scenario, config, ScenarioContext(
+                        reference, progress, on_interrupt=keep, on_status=served.on_status(scenario)))
                     if outcome.ending == "connect-error":  # a TLS error is a server answering: a finding
                         reach["unreachable"] = True
                     elif outcome.meta is not None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from checker.live.probe import ProbeConfig, Progress, ScenarioResult, no_progress, probe_scenario
+from checker.live.probe import ProbeConfig, ScenarioContext, ScenarioResult, probe_scenario
 from checker.live.retry import Plan, client_of, plan
 from checker.live.saving import save_sidecars
 from checker.live.scenarios import Scenario
@@ -30,11 +30,8 @@ async def probe_retrying(
     client: httpx.AsyncClient,
     scenario: Scenario,
     config: ProbeConfig,
+    context: ScenarioContext = ScenarioContext(),
     *,
-    reference: dict[str, Any] | None = None,
-    progress: Progress = no_progress,
-    on_interrupt: Callable[[ScenarioResult], None] | None = None,
-    on_status: Callable[[int], None] | None = None,
     sleep: Callable[[float], Any] = asyncio.sleep,
 ) -> ScenarioResult:
     """:func:`checker.live.probe.probe_scenario`, sent again after each refusal the SDK retries, up to
@@ -43,8 +40,7 @@ async def probe_retrying(
     who = client_of(scenario.api)
     step: Plan | None = None
     while True:
-        outcome = await probe_scenario(client, scenario, config, reference=reference, progress=progress,
-                                       on_interrupt=on_interrupt, on_status=on_status)
+        outcome = await probe_scenario(client, scenario, config, context)
         meta = outcome.meta
         if outcome.result is None or meta is None:
             break

@@ -28,7 +28,7 @@ from checker.findings import Finding, Severity
 from checker.live import adapters
 from checker.live.endpoints import endpoint_for
 from checker.live.outcome import OutcomeCollector
-from checker.live.probe import Progress, ProbeConfig, ScenarioResult, no_progress, probe_scenario
+from checker.live.probe import Progress, ProbeConfig, ScenarioContext, ScenarioResult, no_progress, probe_scenario
 from checker.live.probe_run import MISSING_STATUSES, error_words
 from checker.live.saving import write_atomic
 from checker.live.scenarios import Scenario
@@ -169,7 +169,7 @@ class _FlowRunner:
             entry.skipped = f"{NOT_BUILT}{exc}"  # FLW001, from the record (checker.surface.judging)
             return False
         scenario = step_scenario(self.flow, step, body, path, self.config)
-        result = await probe_scenario(self.client, scenario, self.config, progress=self.progress)
+        result = await probe_scenario(self.client, scenario, self.config, ScenarioContext(progress=self.progress))
         entry.url, entry.request = scenario.url or self.config.url_for(step.api or adapters.DEFAULT.name), \
             scenario.sent(self.config.model)
         if result.skipped is not None or result.meta is None:
