@@ -60,6 +60,7 @@ from checker.live.proxy_watch import (
     Record,
     Watch,
 )
+from checker.live.upstream_pools import UpstreamPools
 from checker.profiles import OPENAI, Profile
 
 __all__ = ["Proxy", "ProxyConfig", "ProxyLintResult", "Record", "Watch"]
@@ -97,19 +98,10 @@ class Proxy:
         self.checking = CheckQueue(config.check_queue)
         self._numbers = 0
         self._passing = 0  # passing answers seen by sampled()
-        self._client: httpx.AsyncClient | None = None
+        self._pools = UpstreamPools(config.connect_timeout)
         self._closing: asyncio.Event | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
-
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            timeout = httpx.Timeout(connect=self.config.connect_timeout, read=None, write=None, pool=None)
-            self._client = httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False,
-                                             limits=httpx.Limits(max_connections=None, max_keepalive_connections=32))
-            for name in list(self._client.headers.keys()):  # no Accept, User-Agent, … of our own
-                del self._client.headers[name]
-        return self._client
 
     def sampled(self, failing: bool) -> bool:
         """Whether to save this answer: every failing one, and ``sample`` of the others, evenly spread
@@ -132,9 +124,7 @@ class Proxy:
     async def aclose(self) -> None:
         """Close the upstream connections and wait for the checker to finish what is queued."""
         await asyncio.get_running_loop().run_in_executor(None, self.checking.drain)
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self._pools.aclose()
 
     # -- one request -----------------------------------------------------------------------------
 
@@ -184,7 +174,12 @@ class Proxy:
     async def _exchange(self, method: str, url: httpx.URL, headers: list[tuple[bytes, bytes]], body: bytes,
                         receive: Receive, send: Send, watch: _Tee | None) -> tuple[int | None, str, str]:
         """Forward one request and its answer; (status, ending, detail) as the meta records them."""
-        client = self._http()
+        with self._pools.client() as client:
+            return await self._exchange_on(client, method, url, headers, body, receive, send, watch)
+
+    async def _exchange_on(self, client: httpx.AsyncClient, method: str, url: httpx.URL,
+                           headers: list[tuple[bytes, bytes]], body: bytes, receive: Receive, send: Send,
+                           watch: _Tee | None) -> tuple[int | None, str, str]:
         request = client.build_request(method, url, headers=headers, content=body)
         sending = asyncio.ensure_future(client.send(request, stream=True))
         reason = await self._first(sending, receive)
