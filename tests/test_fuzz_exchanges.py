@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from checker.cli import main
 from checker.live.proxy import Proxy, ProxyConfig
 from checker.live.proxy_watch import Record, Watch
+from checker.live.upstream import UpstreamHead
 
 KEYS = ["model", "input", "messages", "stream", "instructions", "previous_response_id", "tools", "tool_choice",
         "conversation", "max_output_tokens", "max_tokens", "reasoning", "include", "text", "role", "content",
@@ -98,7 +99,8 @@ def _exchange(proxy: Proxy, number: int, path: str, request: dict[str, Any], sta
     record = Record(number=number, method="POST", path=path, api=api, streamed=request.get("stream") is True)
     watch = Watch(proxy, record, request, [("content-type", "application/json")], f"http://upstream{path}")
     body, content_type = answer
-    watch.headers(httpx.Response(status, headers={"content-type": content_type}))
+    reason = httpx.codes.get_reason_phrase(status)
+    watch.headers(UpstreamHead(status, reason, "HTTP/1.1", [(b"content-type", content_type.encode("latin-1"))]))
     for start in range(0, len(body), 97):
         watch.feed(body[start:start + 97])
     return watch.finish(ending, "the client disconnected" if ending == "interrupted" else "")

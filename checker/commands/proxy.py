@@ -182,7 +182,8 @@ def options(args: argparse.Namespace) -> ProxyOptions:
 
 def run(opts: ProxyOptions) -> int:
     try:
-        import uvicorn  # noqa: F401 - the optional extra
+        import aiohttp  # noqa: F401 - the optional extra
+        import uvicorn  # noqa: F401
         from checker.live.proxy import Proxy, ProxyConfig
         from checker.live.server import bind_socket, is_loopback
     except ImportError as exc:

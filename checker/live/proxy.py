@@ -3,11 +3,11 @@
 Theory of operation
 -------------------
 :class:`Proxy` is an ASGI application (run by uvicorn, as ``sse-check serve`` is). For each request it
-reads the body, forwards method, path, query, headers and body to the upstream with an
-``httpx.AsyncClient`` (no default headers of its own; hop-by-hop headers dropped per RFC 9110 §7.6.1;
-``Host`` rewritten; ``Content-Length`` left to the stack), and passes the answer back: the status, the
-end-to-end headers, and the body as the raw bytes arrive (``aiter_raw``: no decompression, no
-re-chunking beyond what the stack does), each chunk sent to the client *before* the checker sees it.
+reads the body, forwards method, path, query, headers and body to the upstream with
+:class:`checker.live.upstream.Upstream` (aiohttp: no default headers of its own; hop-by-hop headers dropped
+per RFC 9110 §7.6.1; ``Host`` rewritten; ``Content-Length`` left to the stack), and passes the answer back:
+the status, the end-to-end headers, and the body as the raw bytes arrive (no decompression, no re-chunking
+beyond what the stack does), each chunk sent to the client *before* the checker sees it.
 
 Requests to a dialect's endpoint (``…/responses``, ``…/chat/completions``, ``…/messages``: the request
 adapters' endpoints, checker.live.adapters) with a JSON body are *watched*, each answer checked as that
@@ -24,7 +24,7 @@ How the exchange ends decides what the client sees, as it would without the prox
 * the upstream cuts it (an incomplete chunked read, a reset): every byte received has been sent, then
   the client's connection is closed without ending the body, so its HTTP library reports the same cut;
 * the client leaves (or the proxy is stopped): the upstream request is closed at once
-  (``response.aclose()`` drops its connection), and the exchange is recorded as ``interrupted``.
+  (:meth:`UpstreamAnswer.close` drops its connection), and the exchange is recorded as ``interrupted``.
 * the upstream cannot be reached: the client gets HTTP 502 with an OpenAI-style JSON error.
 
 Each watched exchange becomes a :class:`Record` (its lint result, with the RPL findings of its request
@@ -42,14 +42,13 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
-import httpx
 from starlette.types import Receive, Scope, Send
 
 from checker.http_checks import CLIENT_LEFT
 from checker.live import adapters
 from checker.live.checking import CheckQueue
-from checker.live.connection import is_tls_error, is_unanswered, transport_error_text
 from checker.live.history import Tracker
 from checker.live.proxy_watch import (
     OnForward,
@@ -60,7 +59,7 @@ from checker.live.proxy_watch import (
     Record,
     Watch,
 )
-from checker.live.upstream_pools import UpstreamPools
+from checker.live.upstream import Upstream, UpstreamAnswer, UpstreamError, UpstreamHead
 from checker.profiles import OPENAI, Profile
 
 __all__ = ["Proxy", "ProxyConfig", "ProxyLintResult", "Record", "Watch"]
@@ -85,7 +84,11 @@ class Proxy:
     def __init__(self, config: ProxyConfig, *, on_record: OnRecord = _nothing,
                  on_passthrough: OnPassthrough = _nothing, on_forward: OnForward | None = None) -> None:
         self.config = config
-        self.upstream = httpx.URL(config.upstream)
+        self.upstream = config.upstream
+        parts = urlsplit(config.upstream)
+        # scheme://host[:port] and the path prefix put in front of every request's path (no trailing slash)
+        self._origin = f"{parts.scheme}://{parts.netloc}"
+        self._prefix = parts.path.rstrip("/")
         self.profile: Profile = config.engine.get("profile") or OPENAI
         self.tracker = Tracker()
         # Ended exchanges, oldest first (the last ``config.keep`` of them); appended by the checker thread.
@@ -98,7 +101,7 @@ class Proxy:
         self.checking = CheckQueue(config.check_queue)
         self._numbers = 0
         self._passing = 0  # passing answers seen by sampled()
-        self._pools = UpstreamPools(config.connect_timeout)
+        self._client = Upstream(config.connect_timeout)
         self._closing: asyncio.Event | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -124,7 +127,7 @@ class Proxy:
     async def aclose(self) -> None:
         """Close the upstream connections and wait for the checker to finish what is queued."""
         await asyncio.get_running_loop().run_in_executor(None, self.checking.drain)
-        await self._pools.aclose()
+        await self._client.aclose()
 
     # -- one request -----------------------------------------------------------------------------
 
@@ -145,7 +148,7 @@ class Proxy:
             self._numbers += 1
             record = Record(number=self._numbers, method=method, path=path, api=adapter.name,
                             streamed=request.get("stream") is True)
-            watch = Watch(self, record, request, headers, str(url), begin=False)
+            watch = Watch(self, record, request, headers, url, begin=False)
             self.checking.control(watch.begin)
         forwarded = _end_to_end(scope["headers"], _NOT_FORWARDED)
         status, ending, detail = await self._exchange(method, url, forwarded, body, receive, send,
@@ -165,64 +168,60 @@ class Proxy:
         self.checked += 1
         self._safely(self.on_record, record)
 
-    def _url(self, scope: Scope) -> httpx.URL:
-        prefix = self.upstream.raw_path.split(b"?", 1)[0].rstrip(b"/")
-        raw_path = scope.get("raw_path") or scope["path"].encode("utf-8")
-        query = scope.get("query_string") or b""
-        return self.upstream.copy_with(raw_path=prefix + raw_path + (b"?" + query if query else b""))
+    def _url(self, scope: Scope) -> str:
+        """The upstream URL of a request: its path as received (still percent-encoded) after the prefix."""
+        raw_path = (scope.get("raw_path") or scope["path"].encode("utf-8")).decode("latin-1")
+        query = (scope.get("query_string") or b"").decode("latin-1")
+        return f"{self._origin}{self._prefix}{raw_path}" + (f"?{query}" if query else "")
 
-    async def _exchange(self, method: str, url: httpx.URL, headers: list[tuple[bytes, bytes]], body: bytes,
+    async def _exchange(self, method: str, url: str, headers: list[tuple[bytes, bytes]], body: bytes,
                         receive: Receive, send: Send, watch: _Tee | None) -> tuple[int | None, str, str]:
         """Forward one request and its answer; (status, ending, detail) as the meta records them."""
-        with self._pools.client() as client:
-            return await self._exchange_on(client, method, url, headers, body, receive, send, watch)
-
-    async def _exchange_on(self, client: httpx.AsyncClient, method: str, url: httpx.URL,
-                           headers: list[tuple[bytes, bytes]], body: bytes, receive: Receive, send: Send,
-                           watch: _Tee | None) -> tuple[int | None, str, str]:
-        request = client.build_request(method, url, headers=headers, content=body)
-        sending = asyncio.ensure_future(client.send(request, stream=True))
-        reason = await self._first(sending, receive)
-        if reason is not None:
-            await _cancel(sending)
-            return None, "interrupted", reason
         try:
-            try:
-                response = sending.result()
-            except httpx.HTTPError as exc:
-                if not is_unanswered(exc):
-                    raise
+            answer = await self._send(method, url, headers, body, receive)
+            if isinstance(answer, str):
+                return None, "interrupted", answer
+            if isinstance(answer, UpstreamError) and answer.unanswered:
                 # The upstream closed a kept-alive connection of this proxy's pool under the request (HTP019):
                 # nothing was answered, so send it once more on a new connection rather than fail a request
                 # that the client, connected directly, would have got an answer to.
-                sending = asyncio.ensure_future(client.send(client.build_request(method, url, headers=headers,
-                                                                                 content=body), stream=True))
-                reason = await self._first(sending, receive)
-                if reason is not None:
-                    await _cancel(sending)
-                    return None, "interrupted", reason
-                response = sending.result()
-        except httpx.HTTPError as exc:
-            kind = "tls-error" if is_tls_error(exc) else "connect-error" if isinstance(
-                exc, (httpx.ConnectError, httpx.ConnectTimeout)) else "disconnect"
-            detail = transport_error_text(exc)
-            await _send_error(send, f"sse-check proxy: the upstream {self.upstream} failed: {detail}")
-            return None, kind, detail
+                answer = await self._send(method, url, headers, body, receive)
+                if isinstance(answer, str):
+                    return None, "interrupted", answer
+            if isinstance(answer, UpstreamError):
+                raise answer
+        except UpstreamError as exc:
+            await _send_error(send, f"sse-check proxy: the upstream {self.upstream} failed: {exc.detail}")
+            return None, exc.kind, exc.detail
         try:
             if watch is not None:
-                watch.headers(response)
-            await send({"type": "http.response.start", "status": response.status_code,
-                        "headers": _end_to_end(response.headers.raw, _NOT_RETURNED)})
-            pump = asyncio.ensure_future(_pump(response, send, watch, self.on_forward))
+                watch.headers(answer.head)
+            await send({"type": "http.response.start", "status": answer.head.status_code,
+                        "headers": _end_to_end(answer.head.raw, _NOT_RETURNED)})
+            pump = asyncio.ensure_future(_pump(answer, send, watch, self.on_forward))
             reason = await self._first(pump, receive)
             if reason is not None:
                 await _cancel(pump)
-                return response.status_code, "interrupted", reason
+                return answer.head.status_code, "interrupted", reason
             ending, detail = pump.result()
-            return response.status_code, ending, detail
+            return answer.head.status_code, ending, detail
         finally:
             with contextlib.suppress(Exception):
-                await asyncio.shield(response.aclose())  # closes the upstream connection if unread
+                answer.close()  # closes the upstream connection if unread
+
+    async def _send(self, method: str, url: str, headers: list[tuple[bytes, bytes]], body: bytes,
+                    receive: Receive) -> UpstreamAnswer | UpstreamError | str:
+        """The upstream's answer (its head), its failure, or why it was not waited for (the client left or
+        the proxy stopped first: the request is then cancelled and its connection dropped)."""
+        sending = asyncio.ensure_future(self._client.send(method, url, headers, body))
+        reason = await self._first(sending, receive)
+        if reason is not None:
+            await _cancel(sending)
+            return reason
+        try:
+            return sending.result()
+        except UpstreamError as exc:
+            return exc
 
     async def _first(self, task: asyncio.Future[Any], receive: Receive) -> str | None:
         """Wait for ``task``; a reason string if the client left or the proxy stopped first."""
@@ -252,8 +251,8 @@ class _Tee:
     def __init__(self, watch: Watch, queue: CheckQueue) -> None:
         self.watch, self.queue, self.overflowed = watch, queue, False
 
-    def headers(self, response: httpx.Response) -> None:
-        self.queue.control(self.watch.headers, response, time.monotonic())
+    def headers(self, head: UpstreamHead) -> None:
+        self.queue.control(self.watch.headers, head, time.monotonic())
 
     def feed(self, chunk: bytes, now: float) -> None:
         if self.overflowed:
@@ -266,12 +265,12 @@ class _Tee:
             self.overflowed = True
 
 
-async def _pump(response: httpx.Response, send: Send, watch: _Tee | None,
+async def _pump(answer: UpstreamAnswer, send: Send, watch: _Tee | None,
                 on_forward: OnForward | None) -> tuple[str, str]:
     """Copy the answer's raw bytes to the client; each chunk is then queued for the checker."""
     clock = time.monotonic
     try:
-        async for chunk in response.aiter_raw():
+        async for chunk in answer.chunks():
             if not chunk:
                 continue
             read = clock()
@@ -280,10 +279,10 @@ async def _pump(response: httpx.Response, send: Send, watch: _Tee | None,
                 on_forward(clock() - read)
             if watch is not None:
                 watch.feed(chunk, read)
-    except httpx.HTTPError as exc:
+    except UpstreamError as exc:
         # The upstream cut the body: return without ending ours, so the server closes the client's
         # connection mid-body and the client sees the cut too.
-        return "disconnect", transport_error_text(exc)
+        return exc.kind, exc.detail
     await send({"type": "http.response.body", "body": b"", "more_body": False})
     return "complete", ""
 
@@ -310,9 +309,9 @@ async def _cancel(task: asyncio.Future[Any]) -> None:
         await task
     if task.done() and not task.cancelled() and task.exception() is None:
         result = task.result()
-        if isinstance(result, httpx.Response):
+        if isinstance(result, UpstreamAnswer):
             with contextlib.suppress(Exception):
-                await result.aclose()
+                result.close()
 
 
 async def _send_error(send: Send, message: str) -> None:

@@ -21,8 +21,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-import httpx
-
 from checker.engine import Limits, LintResult
 from checker.exchange_meta import Ending, ExchangeMeta
 from checker.findings import Finding, Position, Severity
@@ -35,6 +33,7 @@ from checker.live.redact import Redactor, secrets_of_headers
 from checker.live.saving import BodySink, save_sidecars
 from checker.live.settle import settle
 from checker.live.timing import ExchangeTimer
+from checker.live.upstream import UpstreamHead
 from checker.profiles import OPENAI, Profile
 from checker.rules import framing
 
@@ -176,19 +175,20 @@ class Watch:
 
     # -- the answer ------------------------------------------------------------------------------
 
-    def headers(self, response: httpx.Response, now: float | None = None) -> None:
+    def headers(self, response: UpstreamHead, now: float | None = None) -> None:
         self._guard(self._headers, response, time.monotonic() if now is None else now)
 
-    def _headers(self, response: httpx.Response, now: float) -> None:
+    def _headers(self, response: UpstreamHead, now: float) -> None:
         self.timer.headers(now)
         self.record.status = self.meta.status = response.status_code
         self.meta.reason = response.reason_phrase
         self.meta.http_version = response.http_version
-        self.meta.headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.headers.raw]
-        self.inflater = _Inflater(response.headers.get("content-encoding"))
+        self.meta.headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.raw]
+        encoding = response.header("content-encoding")
+        self.inflater = _Inflater(encoding)
         if not self.inflater.supported:  # not a checker failure: a body it cannot read
             self.record.skipped = "encoding"
-            self.skipped = (f"Content-Encoding {response.headers.get('content-encoding')!r}: passed on, "
+            self.skipped = (f"Content-Encoding {encoding!r}: passed on, "
                             "not checked (only gzip and deflate are decoded for checking)")
             return
         self.linter = self._linter()
