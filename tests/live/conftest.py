@@ -10,10 +10,15 @@ pid, even when the test fails:
 * ``probe_server`` - one server over ``captures/probe`` (a conforming answer to every probe scenario).
 * ``proxy`` - a factory starting ``sse-check proxy`` processes in front of an upstream:
   ``px = proxy(llama_server.url, "--save", str(tmp_path))``; ``px.url`` is the proxy's address.
+
+And the client side, for the tests that import them (``from tests.live.conftest import sse_check``):
+``sse_check(*args)`` runs ``python -m checker ARGS`` as a user's terminal would, ``sse_check_json(*args)``
+the same with ``--format json``, for its exit code and report.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import select
@@ -25,7 +30,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
@@ -36,6 +41,7 @@ ANNOUNCE = re.compile(r"serving (\d+) captures on (http://\S+)")
 PROXY_ANNOUNCE = re.compile(r"proxying (\S+) on (http://\S+)")
 START_TIMEOUT_S = 20.0
 STOP_TIMEOUT_S = 10.0
+CLI_TIMEOUT_S = 180.0  # a bound on one sse-check command, so that a hung one fails its test: not a speed target
 
 
 @dataclass
@@ -174,3 +180,19 @@ def proxy() -> Iterator[Callable[..., ServerProcess]]:
     for process in started:
         process.stop()
         process._stderr.close()
+
+
+def sse_check(*args: str, timeout: float = CLI_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+    """``sse-check ARGS`` from the project root: 80 columns, no colour, no API key from the environment (the
+    servers are local); a traceback in its output fails the test."""
+    env = {**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": "", "COLUMNS": "80"}
+    proc = subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout, env=env)
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    return proc
+
+
+def sse_check_json(*args: str, timeout: float = CLI_TIMEOUT_S) -> tuple[int, dict[str, Any]]:
+    """``sse-check ARGS --format json``: its exit code and its report."""
+    proc = sse_check(*args, "--format", "json", timeout=timeout)
+    return proc.returncode, json.loads(proc.stdout)

@@ -9,11 +9,8 @@ connection (``after-response``), or keeps it and closes it under the next reques
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +18,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.live.conftest import ROOT, sse_check_json
+
 STREAM = (ROOT / "captures" / "conforming" / "text.sse").read_bytes()
 
 # "right after" below 0.1 ms, else the measured delay: on a loaded machine the close can come milliseconds
@@ -89,12 +87,7 @@ def closing_server(request: pytest.FixtureRequest) -> Iterator[ClosingServer]:
 
 
 def probe(url: str, *args: str) -> tuple[int, dict[str, Any]]:
-    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", "m", "--format", "json",
-                           "--api", "responses", *args],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          env={**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": ""})
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
+    return sse_check_json("probe", url, "--model", "m", "--api", "responses", *args)
 
 
 def htp019(entry: dict[str, Any]) -> list[dict[str, Any]]:
@@ -113,9 +106,8 @@ def test_a_close_right_after_a_complete_stream_is_reported_and_lint_agrees(closi
     meta = json.loads((tmp_path / "plain_text.meta.json").read_text())
     assert meta["connection"]["closed_by_server"] is True and meta["connection"]["retried"] is None
     assert code == 1
-    lint = subprocess.run([sys.executable, "-m", "checker", "lint", str(tmp_path), "--format", "json"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
-    linted = {Path(f["path"]).name.removesuffix(".sse"): f["findings"] for f in json.loads(lint.stdout)["files"]}
+    linted = {Path(f["path"]).name.removesuffix(".sse"): f["findings"]
+              for f in sse_check_json("lint", str(tmp_path))[1]["files"]}
     assert {Path(e["path"]).name: e["findings"] for e in report["files"]} == linted
     # The llama.cpp profile documents it (llama-server does this after every stream): info.
     _, lenient = probe(closing_server.url, "-s", "plain_text", "--profile", "llama.cpp")

@@ -5,16 +5,14 @@ dialect; an endpoint the server does not serve is one line, not a failure."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from checker.live import adapters
 from checker.live.scenarios import builtin, pick, suite
-from tests.live.conftest import ROOT
+from tests.live.conftest import ROOT, sse_check
 
 LLAMA = ROOT / "captures" / "llama.cpp"
 
@@ -69,11 +67,8 @@ def capture_set(root: Path, *, chat: bool = True, messages: bool = False, faulty
 
 
 def probe(url: str, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    env = {**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": ""}
-    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", "m", "-s", "plain_text",
-                           "--profile", "llama.cpp", "--format", "json", *args],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
-    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    proc = sse_check("probe", url, "--model", "m", "-s", "plain_text", "--profile", "llama.cpp", "--format", "json",
+                     *args)
     return proc, json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
 
 
@@ -115,12 +110,9 @@ def test_all_three_endpoints_and_one_line_for_the_one_not_served(serve: Any, tmp
     saved = tmp_path / "saved"
     assert (saved / "chat" / "plain_text.sse").read_bytes() == chat_stream()
     assert not (saved / "messages").exists()
-    lint = subprocess.run([sys.executable, "-m", "checker", "lint", str(saved), "--profile", "llama.cpp",
-                           "--format", "json"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    lint = sse_check("lint", str(saved), "--profile", "llama.cpp", "--format", "json")
     assert lint.returncode == 0, lint.stdout
-    text = subprocess.run([sys.executable, "-m", "checker", "probe", server.url, "--model", "m", "-s", "plain_text",
-                           "--profile", "llama.cpp"], capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          env={**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": "", "COLUMNS": "80"})
+    text = sse_check("probe", server.url, "--model", "m", "-s", "plain_text", "--profile", "llama.cpp")
     lines = text.stdout.splitlines()
     assert "messages: not served (POST /v1/messages: 404); its 1 scenario(s) not run" in lines
     assert max(len(line) for line in lines) <= 80
@@ -156,7 +148,5 @@ def test_one_dialect_probed_names_its_own_endpoint(serve: Any, tmp_path: Path) -
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert report["target"]["url"] == server.url + "/v1/chat/completions"
     assert report["target"]["apis"] == ["chat"] and report["target"]["base"] == server.url + "/v1"
-    text = subprocess.run([sys.executable, "-m", "checker", "probe", server.url, "--model", "m", "--api", "chat",
-                           "-s", "plain_text", "--profile", "llama.cpp"], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, env={**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": "", "COLUMNS": "80"})
+    text = sse_check("probe", server.url, "--model", "m", "--api", "chat", "-s", "plain_text", "--profile", "llama.cpp")
     assert f"probed {server.url}/v1/chat/completions (model m, profile llama.cpp)" in text.stdout.splitlines()

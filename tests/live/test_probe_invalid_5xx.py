@@ -3,31 +3,22 @@ failed with a 5xx is flagged, refused with serve's 400 it is not; the lint of th
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.live.conftest import LLAMA_CAPTURES, ROOT, ServerProcess
+from tests.live.conftest import LLAMA_CAPTURES, ServerProcess, sse_check_json
 
 
 def probe(url: str, saved: Path, *args: str) -> dict:
-    env = {**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": ""}
-    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", "gpt-4.1", "--api", "responses",
-                           "--scenario", "malformed_input", "--no-progress", "--format", "json", "--save",
-                           str(saved), *args], capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
-    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
-    return json.loads(proc.stdout)
+    return sse_check_json("probe", url, "--model", "gpt-4.1", "--api", "responses", "--scenario", "malformed_input",
+                          "--no-progress", "--save", str(saved), *args)[1]
 
 
 def linted(saved: Path) -> dict[str, list[str]]:
-    lint = subprocess.run([sys.executable, "-m", "checker", "lint", str(saved), "--format", "json"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
-    return {Path(f["path"]).name: sorted(c["code"] for c in f["findings"]) for f in json.loads(lint.stdout)["files"]}
+    return {Path(f["path"]).name: sorted(c["code"] for c in f["findings"])
+            for f in sse_check_json("lint", str(saved))[1]["files"]}
 
 
 @pytest.mark.parametrize("status", ["500", "503"])

@@ -9,24 +9,13 @@ that fault has the same verdicts at every level: no RPT002. Each level's runs ar
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.live.conftest import LLAMA_CAPTURES, ROOT, ServerProcess
+from tests.live.conftest import LLAMA_CAPTURES, ServerProcess, sse_check
 
 COMMON = ("--model", "tiny-qwen3", "--profile", "llama.cpp", "--api", "responses", "--scenario", "plain_text",
           "--no-progress")
-
-
-def sse_check(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": "", "COLUMNS": "80"}
-    proc = subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=180, env=env)
-    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
-    return proc
 
 
 def test_a_server_that_fails_only_under_load_is_rpt002(serve: Callable[..., ServerProcess], tmp_path: Path) -> None:

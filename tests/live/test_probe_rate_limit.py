@@ -3,26 +3,19 @@ first answer alone, ``--retries 0``; the retries are tests/live/test_probe_retry
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.live.conftest import LLAMA_CAPTURES, ROOT, ServerProcess
+from tests.live.conftest import LLAMA_CAPTURES, ServerProcess, sse_check_json
 
 
 def probe(url: str, *args: str) -> dict:
-    env = {**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": ""}
-    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", "gpt-4.1", "--api", "responses",
-                           "--scenario", "plain_text", "--no-progress", "--format", "json", "--retries", "0", *args],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
-    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    return json.loads(proc.stdout)
+    code, report = sse_check_json("probe", url, "--model", "gpt-4.1", "--api", "responses", "--scenario",
+                                  "plain_text", "--no-progress", "--retries", "0", *args)
+    assert code == 1, report
+    return report
 
 
 @pytest.mark.parametrize("fault, retry, codes", [
@@ -39,7 +32,5 @@ def test_a_429_is_htp023_only_without_retry_after(serve: Callable[..., ServerPro
     headers = dict((k.lower(), v) for k, v in entry["http"].get("headers") or [])
     if "headers" in entry["http"]:
         assert headers.get("retry-after") == retry
-    lint = subprocess.run([sys.executable, "-m", "checker", "lint", str(saved), "--format", "json"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
-    [linted] = json.loads(lint.stdout)["files"]
+    [linted] = sse_check_json("lint", str(saved))[1]["files"]
     assert sorted(f["code"] for f in linted["findings"]) == codes  # the lint of the save agrees

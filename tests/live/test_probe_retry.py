@@ -10,27 +10,16 @@ from __future__ import annotations
 
 import email.utils
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.live.conftest import LLAMA_CAPTURES, ROOT, ServerProcess
+from tests.live.conftest import LLAMA_CAPTURES, ServerProcess, sse_check
 
 COMMON = ("--model", "tiny-qwen3", "--profile", "llama.cpp", "--api", "responses", "--scenario", "plain_text",
           "--no-progress")
-
-
-def sse_check(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": "", "COLUMNS": "80"}
-    proc = subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, env=env)
-    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
-    return proc
 
 
 def probe_json(url: str, saved: Path, *args: str) -> tuple[dict, float]:

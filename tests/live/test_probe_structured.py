@@ -6,9 +6,6 @@ lint the same."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +18,7 @@ from checker.synth.messages import MessagesStreamBuilder
 from checker.synth.messages import encode as encode_messages
 from checker.synth.responses import ResponsesStream, usage
 from tests.generators import load_generator
-from tests.live.conftest import ROOT
+from tests.live.conftest import ROOT, sse_check_json
 
 GOOD = ['{"city": "Paris", ', '"temperature": 21, "unit": "celsius"}']
 FENCED = ['```json\n{"city": "Paris", "temperature": 21, ', '"unit": "celsius"}\n```']
@@ -64,14 +61,6 @@ def replay_folder(root: Path, responses: list[str], chat: list[str], messages: l
     return root
 
 
-def run(*args: str) -> tuple[int, dict[str, Any]]:
-    env = {**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": ""}
-    proc = subprocess.run([sys.executable, "-m", "checker", *args, "--format", "json"], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120, env=env)
-    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
-
-
 def findings(report: dict[str, Any]) -> dict[str, list[str]]:
     return {entry["path"]: [f["code"] for f in entry["findings"] if f["severity"] != "info"]
             for entry in report["files"]}
@@ -100,7 +89,7 @@ def test_each_dialect_asks_for_the_same_strict_json_answer_in_its_own_words() ->
 def test_the_probe_judges_each_dialects_answer_against_the_schema_it_sent(serve: Any, tmp_path: Path) -> None:
     server = serve(str(replay_folder(tmp_path / "replay", GOOD, FENCED, WRONG)))
     saved = tmp_path / "saved"
-    code, report = run("probe", server.url, "--model", "m", "-s", "structured_output", "--clients",
+    code, report = sse_check_json("probe", server.url, "--model", "m", "-s", "structured_output", "--clients",
                        "--save", str(saved))
     assert code == 1
     assert findings(report) == {STEP: [], f"chat/{STEP}": ["FMT001"], f"messages/{STEP}": ["FMT002"],
@@ -116,7 +105,7 @@ def test_the_probe_judges_each_dialects_answer_against_the_schema_it_sent(serve:
         else {cell["client"]: cell["verdict"] for cell in chat["clients"]}
     assert verdicts["openai-node"] == "breaks"  # it parses a json_schema answer (docs/spec.md §8.3)
     # the saved captures carry the probe's request: lint judges them the same
-    lint_code, linted = run("lint", str(saved))
+    lint_code, linted = sse_check_json("lint", str(saved))
     assert lint_code == 1
     assert findings(linted) == {str(saved / sub / f"{step}.sse"): codes for step in (STEP, WHOLE)
                                 for sub, codes in (("", []), ("chat", ["FMT001"]), ("messages", ["FMT002"]))}
@@ -124,7 +113,7 @@ def test_the_probe_judges_each_dialects_answer_against_the_schema_it_sent(serve:
 
 def test_a_server_that_follows_the_format_passes(serve: Any, tmp_path: Path) -> None:
     server = serve(str(replay_folder(tmp_path / "replay", GOOD, GOOD, GOOD)))
-    code, report = run("probe", server.url, "--model", "m", "-s", "structured_output")
+    code, report = sse_check_json("probe", server.url, "--model", "m", "-s", "structured_output")
     assert code == 0, report["summary"]
     assert findings(report) == {STEP: [], f"chat/{STEP}": [], f"messages/{STEP}": [],
                                 WHOLE: [], f"chat/{WHOLE}": [], f"messages/{WHOLE}": []}
@@ -136,7 +125,7 @@ def test_the_answer_without_streaming_is_judged_too(serve: Any, tmp_path: Path) 
     path): the non-streamed step's FMT findings break the row, with the schema the request sent."""
     server = serve(str(replay_folder(tmp_path / "replay", GOOD, GOOD, GOOD, whole=(WRONG, FENCED, GOOD))))
     saved = tmp_path / "saved"
-    code, report = run("probe", server.url, "--model", "m", "-s", "structured_output", "--save", str(saved))
+    code, report = sse_check_json("probe", server.url, "--model", "m", "-s", "structured_output", "--save", str(saved))
     assert code == 1
     assert findings(report) == {STEP: [], f"chat/{STEP}": [], f"messages/{STEP}": [],
                                 WHOLE: ["FMT002"], f"chat/{WHOLE}": ["FMT001"], f"messages/{WHOLE}": []}
@@ -144,5 +133,5 @@ def test_the_answer_without_streaming_is_judged_too(serve: Any, tmp_path: Path) 
                             "structured_output.messages": "supported"}
     row = next(r for r in report["capabilities"] if r["feature"] == "structured_output.responses")
     assert row["finding"]["code"] == "FMT002" and row["finding"]["step"] == WHOLE
-    _, linted = run("lint", str(saved / f"{WHOLE}.sse"), str(saved / "chat" / f"{WHOLE}.sse"))
+    _, linted = sse_check_json("lint", str(saved / f"{WHOLE}.sse"), str(saved / "chat" / f"{WHOLE}.sse"))
     assert list(findings(linted).values()) == [["FMT002"], ["FMT001"]]

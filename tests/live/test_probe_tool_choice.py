@@ -6,9 +6,6 @@ honours them; the capability rows, the readiness they feed, and the saved flow r
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +15,7 @@ from checker.synth import ChatStreamBuilder, encode, encode_chat
 from checker.synth.messages import MessagesStreamBuilder
 from checker.synth.messages import encode as encode_messages
 from checker.synth.responses import ResponsesStream, usage
-from tests.live.conftest import ROOT
+from tests.live.conftest import ROOT, sse_check_json
 
 CUSTOM_CAPTURE = ROOT / "captures" / "conforming" / "custom-tool.sse"
 FLOWS = ("tool_choice", "custom_tool", "json_mode")
@@ -62,17 +59,9 @@ def replay_folder(root: Path, answers: dict[str, bytes]) -> Path:
     return root
 
 
-def run(*args: str) -> tuple[int, dict[str, Any]]:
-    env = {**os.environ, "NO_COLOR": "1", "OPENAI_API_KEY": ""}
-    proc = subprocess.run([sys.executable, "-m", "checker", *args, "--format", "json"], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120, env=env)
-    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
-
-
 def probe(url: str, *more: str) -> tuple[int, dict[str, Any]]:
     picked = [arg for name in FLOWS for arg in ("-s", name)]
-    return run("probe", url, "--model", "m", "--api", "responses", "--api", "chat", "--api", "messages",
+    return sse_check_json("probe", url, "--model", "m", "--api", "responses", "--api", "chat", "--api", "messages",
                *picked, *more)
 
 
@@ -110,7 +99,7 @@ def test_a_server_that_ignores_the_forced_tool_custom_tools_and_json_mode(serve:
     # the saved records give the same verdicts when judged again, as lint gives the streams'
     record = FlowRecord.from_dict(json.loads((saved / "tool_choice.flow.json").read_text()))
     assert [f.code for _, f in judge_record(record)] == ["TCH001"]
-    lint_code, linted = run("lint", str(saved / "json_mode.answer.sse"))
+    lint_code, linted = sse_check_json("lint", str(saved / "json_mode.answer.sse"))
     assert lint_code == 1 and [f["code"] for f in linted["files"][0]["findings"] if f["severity"] != "info"] \
         == ["FMT001"]
 
@@ -136,7 +125,7 @@ def test_a_server_that_honours_them_passes(serve: Any, tmp_path: Path) -> None:
 def test_arguments_off_a_strict_tool_s_schema(serve: Any, tmp_path: Path) -> None:
     folder = replay_folder(tmp_path / "replay", {"chat/tool_choice": chat_call("get_time", '"Berlin"}')})
     server = serve(str(folder))
-    code, report = run("probe", server.url, "--model", "m", "--api", "chat", "-s", "tool_choice")
+    code, report = sse_check_json("probe", server.url, "--model", "m", "--api", "chat", "-s", "tool_choice")
     assert code == 1
     row = next(r for r in report["capabilities"] if r["feature"] == "tool_choice.chat")
     assert (row["status"], row["finding"]["code"]) == ("broken", "TCH003")
