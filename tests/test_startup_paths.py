@@ -71,6 +71,24 @@ def test_expand_writes_paths_as_before(tmp_path: Path, monkeypatch: pytest.Monke
         captures.expand(["nope.sse"])
 
 
+def test_a_folders_captures_are_what_rglob_finds_in_pathlibs_order(tmp_path: Path) -> None:
+    # The order of parts, not of strings ("a/x.sse" after "a-b.sse"), hidden files, a folder named like a
+    # capture, symlinked files kept and symlinked folders not entered, a dangling link left out.
+    root, elsewhere = tmp_path / "root", tmp_path / "elsewhere"
+    for folder in (root / "a", root / "B", root / "d.sse", elsewhere / "in"):
+        folder.mkdir(parents=True)
+    for name in ("a/x.sse", "a-b.sse", ".hidden.sse", "B/y.sse", "b.sse", "c.sse.zst", "note.txt"):
+        (root / name).write_text("")
+    (elsewhere / "in" / "z.sse").write_text("")
+    (root / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (root / "alias.sse").symlink_to(elsewhere / "in" / "z.sse")
+    (root / "dangling.sse").symlink_to(tmp_path / "nothing.sse")
+    for suffixes in ((".sse",), (".sse", ".sse.gz", ".sse.zst", ".ws.jsonl")):
+        expected = [str(p) for p in sorted(p for suffix in suffixes for p in root.rglob(f"*{suffix}") if p.is_file())]
+        assert captures._folder_captures(str(root), suffixes) == expected
+    assert captures._folder_captures(str(root), (".sse",))[:2] == [str(root / ".hidden.sse"), str(root / "B/y.sse")]
+
+
 def test_sidecar_errors_name_the_path_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "x.sse").write_text("data: {}\n\n")
