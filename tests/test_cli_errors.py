@@ -174,3 +174,12 @@ def test_output_into_a_missing_folder_is_refused_before_proxying(tmp_path: Path)
     proc = run("proxy", "--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0",
                "-o", str(tmp_path / "x" / "proxy.json"))
     assert_one_line(proc, "no such folder")
+
+
+def test_the_proxy_without_its_extra_names_the_extra(tmp_path: Path) -> None:
+    # aiohttp (the proxy's upstream client) made unimportable, as in an install without the serve extra.
+    (tmp_path / "aiohttp.py").write_text("raise ModuleNotFoundError(\"No module named 'aiohttp'\", name='aiohttp')\n")
+    proc = subprocess.run([sys.executable, "-m", "checker", "proxy", "--upstream", "http://127.0.0.1:9",
+                           "--listen", "127.0.0.1:0"], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)})
+    assert_one_line(proc, "aiohttp is missing", "serve extra")
