@@ -171,6 +171,7 @@ def example(
     redirects: list[dict[str, Any]] | None = None,
     connection: dict[str, Any] | None = None,
     request: dict[str, Any] | None = None,
+    retry: dict[str, Any] | None = None,
     **timing: Any,
 ) -> None:
     chosen: Scenario = SCENARIOS[scenario]
@@ -191,6 +192,8 @@ def example(
         reference=reference, started_at="2026-10-01T12:00:00+00:00",
         connection=connection or {"closed_by_server": None, "closed_after": None, "retried": None},
     )
+    if retry is not None:
+        meta["retry"] = retry
     meta["about"] = about
     (HTTP / f"{name}.sse").write_bytes(body)
     (HTTP / f"{name}.meta.json").write_text(meta_json(meta), encoding="utf-8")
@@ -293,6 +296,13 @@ def make_http_examples() -> None:
             request=chained, about="llama-server refuses previous_response_id with HTTP 400",
             codes=["HTP022"], status=400, reason="Bad Request",
             headers=[["content-type", "application/json; charset=utf-8"]])
+    rate_limited = compact(status_error(429))
+    example("HTP025-status-retried", rate_limited, codes=["HTP025"], status=429, reason="Too Many Requests",
+            about="HTTP 429 with Retry-After: 1, the first answer of a probe that retried it as openai-python does",
+            headers=[*JSON_HEADERS, ["retry-after", "1"]],
+            retry={"attempt": 1, "status": 429, "then": "retried", "retry": True, "wait": 1.0,
+                   "basis": "Retry-After 1 s honoured", "client": "openai-python", "header": "retry-after",
+                   "value": "1"})
 
 
 if __name__ == "__main__":

@@ -455,6 +455,12 @@ def _status_finding(meta: Mapping[str, Any], status: int, reason: str, expect: s
             message = _clip(_one_line(error.get("message") or error.get("code") or "no message"), 100)
             return rules.UNSUPPORTED_FEATURE.finding(_START, feature=feature, status=status, message=message)
     what = "a streaming request" if expect == "stream" else "a non-streaming request"
+    retried = meta.get("retry")
+    if isinstance(retried, Mapping) and retried.get("then") == "retried":
+        # an attempt that the probe sent again, as the SDK would (checker.live.retry_run): not the caller's answer
+        return rules.STATUS_RETRIED.finding(_START, status=status, reason=reason, what=what,
+                                            client=str(retried.get("client") or "the SDK"),
+                                            basis=str(retried.get("basis") or "its policy"))
     retry = header(meta, "retry-after")
     extra = f" (Retry-After: {retry})" if retry is not None else ""
     return rules.STATUS_NOT_OK.finding(_START, status=status, reason=reason, what=what, extra=extra)

@@ -166,6 +166,9 @@ class ScenarioContext:
     progress: Progress = no_progress
     on_interrupt: Callable[[ScenarioResult], None] | None = None  # what arrived before a cancellation
     on_status: Callable[[int], None] | None = None  # the status, as soon as the headers are in
+    # the meta as recorded, before the verdict: the retries (checker.live.retry_run) note there that this answer
+    # is retried, which the verdict depends on (HTP025 instead of HTP001)
+    on_meta: Callable[[ExchangeMeta], None] | None = None
 
 
 # --- one exchange ----------------------------------------------------------------------------------------
@@ -184,6 +187,7 @@ async def probe_scenario(
     for name in names:
         exchange = _Exchange(client, scenario, name, config, context.reference, context.progress)
         exchange.on_status = context.on_status
+        exchange.on_meta = context.on_meta
         result = await exchange.run()
         if result is not None:
             if exchange.interrupted:
@@ -232,6 +236,7 @@ class _Exchange:
         self.linter: ExchangeLinter | None = None
         self.interrupted = False
         self.on_status: Callable[[int], None] | None = None  # told the status as soon as the headers are in
+        self.on_meta: Callable[[ExchangeMeta], None] | None = None  # shown the meta before the verdict
 
     async def run(self) -> ScenarioResult | None:
         """The exchange and its verdict; None when a replay server has no capture of this name."""
@@ -338,6 +343,8 @@ class _Exchange:
         meta.ending = Ending(self.ending, redact.text(self.detail), self.sink.size)
         meta.events, meta.timings, meta.reference = linter.events, self.timer.timings, self.reference
         meta.connection = self.connection
+        if self.on_meta is not None:
+            self.on_meta(meta)
         recorded = recorded_meta(meta)
         result = linter.close(recorded.to_json())
         probe_result = ProbeLintResult.of(result, http_info(recorded))

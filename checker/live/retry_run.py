@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from checker.exchange_meta import ExchangeMeta
 from checker.live.probe import ProbeConfig, ScenarioContext, ScenarioResult, probe_scenario
 from checker.live.retry import Plan, client_of, plan
 from checker.live.saving import save_sidecars
@@ -39,13 +40,23 @@ async def probe_retrying(
     attempts: list[ScenarioResult] = []
     who = client_of(scenario.api)
     step: Plan | None = None
+    decided: list[Plan | None] = []
+
+    def decide(meta: ExchangeMeta) -> None:
+        """Before the verdict: whether the SDK retries this answer (then it is an attempt, HTP025 not HTP001)."""
+        decided[:] = [plan(meta.status, meta.headers, retries_taken=len(attempts), retries=config.retries,
+                           client=who, now=time.time())]
+        if decided[0] is not None and decided[0].retry:
+            meta.retry = _retried(meta.status, len(attempts) + 1, decided[0])
+
+    judged = dataclasses.replace(context, on_meta=decide)
     while True:
-        outcome = await probe_scenario(client, scenario, config, context)
+        decided.clear()
+        outcome = await probe_scenario(client, scenario, config, judged)
         meta = outcome.meta
-        if outcome.result is None or meta is None:
+        if outcome.result is None or meta is None or not decided:
             break
-        step = plan(meta.status, meta.headers, retries_taken=len(attempts), retries=config.retries, client=who,
-                    now=time.time())
+        step = decided[0]
         if step is None or not step.retry:
             break
         attempts.append(_as_attempt(outcome, len(attempts) + 1, step, config))
@@ -53,6 +64,11 @@ async def probe_retrying(
     if attempts or (step is not None and config.retries > 0):  # --retries 0: the first answer, as it was
         _record(outcome, attempts, step, config)
     return outcome
+
+
+def _retried(status: int | None, k: int, step: Plan) -> dict[str, Any]:
+    """The meta's ``retry`` of attempt ``k``: its status and the wait that followed."""
+    return {"attempt": k, "status": status, "then": "retried", **step.as_dict()}
 
 
 def _attempt_name(name: str, k: int) -> str:
@@ -63,7 +79,7 @@ def _as_attempt(outcome: ScenarioResult, k: int, step: Plan, config: ProbeConfig
     """The answer as attempt ``k``: renamed (report and files), its meta telling the wait that followed."""
     assert outcome.meta is not None and outcome.result is not None
     name = outcome.scenario.name
-    outcome.meta.retry = {"attempt": k, "status": outcome.meta.status, "then": "retried", **step.as_dict()}
+    outcome.meta.retry = _retried(outcome.meta.status, k, step)  # as decided before the verdict
     outcome.scenario = dataclasses.replace(outcome.scenario, name=f"{name} (try {k})")
     outcome.result.http["retry"] = {"attempt": k, "line": f"{outcome.meta.status}, {step.basis}, retried",
                                     **step.as_dict()}

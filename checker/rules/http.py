@@ -353,3 +353,20 @@ INVALID_SERVER_ERROR = rule(
     bad="http/HTP024-invalid-request-server-error.sse",
     good=GOOD,
 )
+STATUS_RETRIED = rule(
+    "HTP025", "status-retried", "info",
+    "HTTP {status} {reason} for {what}, retried as {client} does ({basis})",
+    summary="Notes an error status that the client's SDK retries by itself (408, 409, 429, 5xx, or any status "
+            "with `x-should-retry: true`) and that the probe retried the same way: not a breakage on its own.",
+    why="openai-python, openai-node and the anthropic SDKs send such a request again (twice by default, after the "
+        "server's Retry-After or their backoff) and raise only when the retries run out, so the caller never "
+        "sees this answer: reporting HTP001 for it would predict a failure the SDK absorbs. The probe retries "
+        "as the SDK of the dialect does (`--retries`) and judges the answer after the last retry as any other "
+        "(HTP001 if it still fails); a 429 without a delay to wait is HTP023 all the same.",
+    sources=("openai-python src/openai/_base_client.py (_should_retry: x-should-retry, 408, 409, 429, >= 500; "
+             "_retry_request)",
+             "openai-node src/client.ts (shouldRetry, retryRequest)",
+             "anthropic-sdk-python src/anthropic/_base_client.py (_should_retry)"),
+    bad="http/HTP025-status-retried.sse",
+    good=GOOD,
+)
