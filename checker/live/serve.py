@@ -27,14 +27,14 @@ A response body is emitted by one task while a second waits for the client to le
 whichever finishes first ends the other. That is what lets a stall hang "forever" yet end when the client gives
 up, and a shutdown end every open stream at once (:meth:`Replayer.close`).
 Dropping a connection mid-body (the ``disconnect-after`` fault) is done by returning without ending the response: the
-server closes the connection without the final chunk. uvicorn logs that as an error; :class:`OnPurposeFilter` drops it.
+server closes the connection without the final chunk. uvicorn logs that as an error;
+:class:`checker.live.server.OnPurposeFilter` drops it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +57,7 @@ from checker.live.serve_every import InFlight, every_nth
 from checker.live.serve_ws import websocket_routes  # the WebSocket mode of /v1/responses (docs/websocket.md)
 from checker.live.serve_stored import StoredResponses
 from checker.live.serve_models import models_answer
+from checker.live.server import CLOSE_AFTER_RESPONSE, ClosingOnPurpose
 
 SCENARIO_HEADER = "x-sse-check-scenario"
 SELECTED_BY_HEADER = "x-sse-check-selected-by"
@@ -327,6 +328,8 @@ class _Emission:
         self.closing = closing
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.faults.close:
+            scope[CLOSE_AFTER_RESPONSE] = True  # closed as the last chunk goes (checker.live.server)
         emitter = asyncio.ensure_future(self._emit(send))
         watcher = asyncio.ensure_future(_until_gone(receive, self.closing))
         try:
@@ -351,13 +354,9 @@ class _Emission:
             return  # the server closes the connection without ending the body
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         if self.faults.close:
-            # ASGI cannot close a kept-alive connection; uvicorn closes it when the application fails after
-            # its response is complete, which is exactly the unannounced close wanted (OnPurposeFilter).
+            # ASGI cannot close a kept-alive connection; uvicorn closes it when the application fails after its
+            # response is complete (OnPurposeFilter). Under make_server, CLOSE_AFTER_RESPONSE has closed it already.
             raise ClosingOnPurpose()
-
-
-class ClosingOnPurpose(Exception):
-    """Raised after a complete response to make the server close the connection (the ``close`` fault)."""
 
 
 async def _until_gone(receive: Receive, closing: asyncio.Event) -> None:
@@ -371,21 +370,6 @@ async def _until_gone(receive: Receive, closing: asyncio.Event) -> None:
     finally:
         for task in waits:
             task.cancel()
-
-
-class OnPurposeFilter(logging.Filter):
-    """Drops uvicorn's complaint about a response left unfinished: the replay server does that on purpose
-    (``disconnect-after``, a shutdown during a stall)."""
-
-    _MESSAGES = (
-        "ASGI callable returned without completing response.",
-        "ASGI callable returned without starting response.",
-    )
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and isinstance(record.exc_info[1], ClosingOnPurpose):
-            return False
-        return record.msg not in self._MESSAGES
 
 
 # --- the application ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
 
 from checker.errors import UsageError
@@ -24,11 +24,36 @@ from checker.errors import UsageError
 # so this is only a safety net.
 SHUTDOWN_GRACE_S = 3
 
+# The ASGI scope key by which an application (the replay server's ``close`` fault) asks that the connection be
+# closed the moment its response has been written. The protocol of :func:`make_server` reads it in the very
+# step that writes the last chunk, so that the FIN follows the chunk at once, as from a server that closes after
+# each answer (llama-server): the probe watches for the close only briefly (checker.live.connection
+# CLOSE_WATCH_S), and a close left to the application's unwinding (its tasks, the middleware, the server's error
+# path) came later than that when the machine was loaded.
+CLOSE_AFTER_RESPONSE = "sse_check.close_after_response"
+
+
+class ClosingOnPurpose(Exception):
+    """Raised after a complete response to make the server close the connection (the ``close`` fault)."""
+
+
+class OnPurposeFilter(logging.Filter):
+    """Drops uvicorn's complaint about a response left unfinished or failed: the replay server does that on
+    purpose (``disconnect-after``, a shutdown during a stall, :class:`ClosingOnPurpose`)."""
+
+    _MESSAGES = (
+        "ASGI callable returned without completing response.",
+        "ASGI callable returned without starting response.",
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], ClosingOnPurpose):
+            return False
+        return record.msg not in self._MESSAGES
+
 
 def configure_logging(prefix: str, *, verbose: bool) -> None:
     """uvicorn's log on stderr as one-line ``prefix: message`` records, warnings only unless verbose."""
-    from checker.live.serve import OnPurposeFilter
-
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(f"{prefix}: %(message)s"))
     # Connections dropped on purpose (an injected disconnect, an upstream cut) are not errors.
@@ -82,7 +107,7 @@ def make_server(
 
     config = uvicorn.Config(
         app,
-        http="h11",
+        http=_h11_protocol(),
         ws=("websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets") if websocket else "none",
         lifespan="off",
         log_config=None,
@@ -92,6 +117,27 @@ def make_server(
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
     )
     return Server(config)
+
+
+def _h11_protocol() -> type[Any]:
+    """uvicorn's h11 protocol, which closes the connection as soon as a response whose scope asks for it
+    (:data:`CLOSE_AFTER_RESPONSE`) is complete."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class ClosingH11Protocol(H11Protocol):
+        def on_response_complete(self) -> None:
+            # uvicorn calls this in the same step that wrote the response's last chunk. write_eof() sends the FIN
+            # now if the kernel has taken every byte, else as soon as it has (close() alone would wait for
+            # the event loop's next turn, which a loaded machine delays); close() then ends the connection.
+            scope: Mapping[str, object] = self.scope  # an ASGI scope takes extra keys
+            if scope.get(CLOSE_AFTER_RESPONSE) and not self.transport.is_closing():
+                if self.transport.can_write_eof():
+                    with contextlib.suppress(OSError):  # the client has gone already: nothing to tell it
+                        self.transport.write_eof()
+                self.transport.close()
+            super().on_response_complete()
+
+    return ClosingH11Protocol
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

@@ -173,3 +173,44 @@ def test_the_replay_servers_close_fault_is_an_unannounced_close(serve: Any) -> N
     _, kept = probe(server.url, "-s", "plain_text")
     assert htp019(kept["files"][0]) == []
     assert "Traceback" not in server.stderr() and "ClosingOnPurpose" not in server.stderr()
+
+
+def test_the_replay_servers_close_goes_out_with_the_last_chunk_however_late_the_server_runs() -> None:
+    """The replayed close is not left to the application's unwinding: it is on the wire before the application
+    runs again. Here the server's event loop is held (as a loaded machine holds it) from the moment the last
+    chunk is sent until the client has seen the end of the connection: the close must arrive all the same, or
+    the probe's brief watch (CLOSE_WATCH_S) would miss HTP019 on a busy machine."""
+    from checker.live.serve import Catalogue, Replayer
+    from checker.live.server import bind_socket, make_server
+
+    replayer = Replayer(Catalogue.from_paths([ROOT / "captures" / "llama.cpp-probe" / "plain_text.sse"]))
+    eof_seen = threading.Event()
+
+    async def held_after_the_answer(scope: Any, receive: Any, send: Any) -> None:
+        async def sending(message: dict[str, Any]) -> None:
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                eof_seen.wait(10)  # blocks the event loop: nothing the application does next can run
+
+        await replayer.app(scope, receive, sending)
+
+    sock = bind_socket("127.0.0.1", 0)
+    sock.listen()  # a connection waits in the backlog until the server runs
+    server = make_server(held_after_the_answer, announce="", access_log=False, on_shutdown=replayer.close)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        with socket.create_connection(sock.getsockname()[:2], timeout=5) as conn:
+            conn.sendall(b"POST /v1/responses HTTP/1.1\r\nHost: x\r\nX-SSE-Check-Scenario: plain_text\r\n"
+                         b"Content-Length: 16\r\n\r\n{\"stream\": true}")
+            received = b""
+            while chunk := conn.recv(65536):  # a timeout here: the close waited for the application
+                received += chunk
+            eof_seen.set()
+        assert received.startswith(b"HTTP/1.1 200 ") and received.endswith(b"0\r\n\r\n")
+        assert b"connection: close" not in received.lower()  # unannounced, as recorded
+    finally:
+        eof_seen.set()
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
