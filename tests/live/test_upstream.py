@@ -181,3 +181,24 @@ def test_tls_to_a_plain_http_server_is_a_tls_error() -> None:
             server.close()
 
     assert asyncio.run(main()).kind == "tls-error"
+
+
+def test_a_close_delimited_http_1_0_body_ends_complete() -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"HTTP/1.0 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: {}\n\n")
+        await writer.drain()
+        writer.close()  # the close is the body's end: no length, no chunks
+
+    chunks, _, error, heads = _run(answer)
+    assert error is None and b"".join(chunks) == b"data: {}\n\n"
+    assert b"HTTP/1.0" in heads[0]
+
+
+def test_the_upstream_url_keeps_the_prefix_the_raw_path_and_the_query() -> None:
+    from checker.live.proxy import Proxy, ProxyConfig
+
+    proxy = Proxy(ProxyConfig(upstream="http://127.0.0.1:9/base/"))
+    scope = {"path": "/v1/responses/a b", "raw_path": b"/v1/responses/a%20b", "query_string": b"x=%2F&y=1"}
+    assert proxy._url(scope) == "http://127.0.0.1:9/base/v1/responses/a%20b?x=%2F&y=1"
+    assert Proxy(ProxyConfig(upstream="http://[::1]:8080"))._url({"path": "/v1/models", "query_string": b""}) \
+        == "http://[::1]:8080/v1/models"
