@@ -13,7 +13,8 @@ from anthropic import Anthropic
 from openai import OpenAI
 from openai._models import FinalRequestOptions
 
-from checker.live.retry import ANTHROPIC, MAX_WAIT, OPENAI, backoff, client_of, plan, retryable, server_delay
+from checker.live.retry import (ANTHROPIC, MAX_WAIT, OPENAI, SDK_MAX_RETRIES, backoff, client_of, client_retry, plan,
+                                 retryable, server_delay)
 
 SDKS = {OPENAI: OpenAI(api_key="x", base_url="http://127.0.0.1:9"),
         ANTHROPIC: Anthropic(api_key="x", base_url="http://127.0.0.1:9")}
@@ -84,3 +85,22 @@ def test_no_retry_left_and_what_is_never_retried() -> None:
     assert plan(501, [], retries_taken=0, retries=1, client=OPENAI, now=0.0) is None  # "not served", not a refusal
     assert plan(400, [("x-should-retry", "true")], retries_taken=0, retries=1, client=OPENAI, now=0.0) is not None
     assert client_of("messages") == ANTHROPIC and client_of("chat") == client_of("responses") == OPENAI
+
+
+def test_the_proxy_counts_on_an_sdks_retries_from_its_own_headers() -> None:
+    # What the SDK itself sends: its retry count (0 on the first attempt) and, for the default, its max_retries.
+    assert SDK_MAX_RETRIES == OpenAI(api_key="x").max_retries == Anthropic(api_key="x").max_retries
+    refused = [("retry-after", "1")]
+    python = [("x-stainless-lang", "python"), ("x-stainless-retry-count", "0")]
+    now = time.time()
+    found = client_retry(429, refused, python, "responses", now)
+    assert found is not None and found["client"] == OPENAI and found["attempt"] == 1 and found["wait"] == 1.0
+    assert found["then"] == "retried" and found["by"] == "the client"
+    node = client_retry(503, [], [("x-stainless-lang", "js"), ("x-stainless-retry-count", "1")], "messages", now)
+    assert node is not None and node["client"] == "anthropic-sdk-typescript" and node["attempt"] == 2
+    assert client_retry(429, refused, [("x-stainless-retry-count", "2")], "responses", now) is None  # the last try
+    assert client_retry(429, refused, [], "responses", now) is None  # not an SDK: its retries are unknown
+    assert client_retry(400, refused, python, "responses", now) is None  # not retried by any SDK
+    assert client_retry(200, [], python, "chat", now) is None
+    assert client_retry(429, [("retry-after", "3600")], python, "responses", now) is None  # too long: raised at once
+    assert client_retry(429, refused, [("x-stainless-retry-count", "x")], "responses", now) is None

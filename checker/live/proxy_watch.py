@@ -30,6 +30,7 @@ from checker.live.history import Exchange, Tracker
 from checker.live.outcome import Api, Outcome, OutcomeCollector, outcome_from_json
 from checker.live.probe import ProbeLimits, ProbeLintResult, recorded_meta, http_info
 from checker.live.redact import Redactor, secrets_of_headers
+from checker.live.retry import client_retry
 from checker.live.saving import BodySink, save_sidecars
 from checker.live.settle import settle
 from checker.live.timing import ExchangeTimer
@@ -298,6 +299,10 @@ class Watch:
         meta.ending = Ending(ending, redact.text(detail), sink.size)
         meta.events = self.linter.events if self.linter is not None else 0
         meta.timings = self.timer.timings
+        # A refusal that the client's SDK will send again by itself: HTP025, not HTP001 (the client never sees
+        # it unless its retries run out, and the proxy judges each retry as it comes).
+        meta.retry = client_retry(meta.status, meta.headers, self.request_headers, self.record.api,
+                                  time.time()) or {}
         return recorded_meta(meta)
 
     def _findings(self, result: LintResult, outcome: Outcome | None) -> list[Finding]:

@@ -170,3 +170,28 @@ def plan(status: int | None, headers: Sequence[Sequence[str]] | Mapping[str, str
 
 def _seconds(value: float) -> str:
     return f"{value:g} s" if value >= 1 or value <= 0 else f"{value * 1000:.0f} ms"
+
+
+# The SDKs count their retries in every request they send (openai-python _base_client._build_headers,
+# openai-node, the anthropic SDKs: x-stainless-retry-count, 0 on the first attempt) and say their language
+# (x-stainless-lang); each retries DEFAULT_MAX_RETRIES (2) times unless its caller set max_retries.
+SDK_MAX_RETRIES = 2
+_NODE = {OPENAI: "openai-node", ANTHROPIC: "anthropic-sdk-typescript"}
+
+
+def client_retry(status: int | None, answer_headers: Sequence[Sequence[str]],
+                 request_headers: Sequence[Sequence[str]], api: str | None, now: float) -> dict[str, Any] | None:
+    """What ``sse-check proxy`` writes in an answer's meta (``retry``) when the SDK that sent the request will
+    send it again by itself: a refusal it retries, on an attempt with retries left by the SDK's default. None
+    when the request does not come from an SDK that counts its retries (a client whose retries are unknown is
+    not assumed to retry) or when the SDK will not retry this answer."""
+    count = _header(request_headers, "x-stainless-retry-count")
+    if count is None or not count.strip().isdigit():
+        return None
+    client = client_of(api)
+    if (_header(request_headers, "x-stainless-lang") or "").strip().lower() == "js":
+        client = _NODE.get(client, client)
+    step = plan(status, answer_headers, retries_taken=int(count), retries=SDK_MAX_RETRIES, client=client, now=now)
+    if step is None or not step.retry:
+        return None
+    return {"attempt": int(count) + 1, "status": status, "then": "retried", "by": "the client", **step.as_dict()}

@@ -357,14 +357,18 @@ STATUS_RETRIED = rule(
     "HTP025", "status-retried", "info",
     "HTTP {status} {reason} for {what}, retried as {client} does ({basis})",
     summary="Notes an error status that the client's SDK retries by itself (408, 409, 429, 5xx, or any status "
-            "with `x-should-retry: true`) and that the probe retried the same way: not a breakage on its own.",
+            "with `x-should-retry: true`): retried by the probe as the SDK does, or, through `sse-check proxy`, "
+            "sent by an SDK that has retries left (its `x-stainless-retry-count`). Not a breakage on its own.",
     why="openai-python, openai-node and the anthropic SDKs send such a request again (twice by default, after the "
         "server's Retry-After or their backoff) and raise only when the retries run out, so the caller never "
         "sees this answer: reporting HTP001 for it would predict a failure the SDK absorbs. The probe retries "
         "as the SDK of the dialect does (`--retries`) and judges the answer after the last retry as any other "
-        "(HTP001 if it still fails); a 429 without a delay to wait is HTP023 all the same.",
+        "(HTP001 if it still fails). The proxy cannot see the future, so it counts on the SDK's default of two "
+        "retries, from the retry count every SDK request carries; a request without one (curl, another client) "
+        "is not assumed to retry and gets HTP001. A 429 without a delay to wait is HTP023 all the same.",
     sources=("openai-python src/openai/_base_client.py (_should_retry: x-should-retry, 408, 409, 429, >= 500; "
-             "_retry_request)",
+             "_retry_request; _build_headers: x-stainless-retry-count) and src/openai/_constants.py "
+             "(DEFAULT_MAX_RETRIES = 2)",
              "openai-node src/client.ts (shouldRetry, retryRequest)",
              "anthropic-sdk-python src/anthropic/_base_client.py (_should_retry)"),
     bad="http/HTP025-status-retried.sse",
