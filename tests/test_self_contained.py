@@ -158,6 +158,8 @@ def unresolved_citations(relative: str, text: str, sections: Callable[[str], set
     found: list[str] = []
     folder = Path(relative).parent.as_posix()
     for number, line in enumerate(text.splitlines(), 1):
+        if "§" not in line:  # the regular expression is slow on long lines of word characters (captures)
+            continue
         for match in CITATION.finditer(line):
             document, cited = match.group(1), re.findall(NUMBER, match.group(2))
             known = sections(document)
@@ -195,7 +197,7 @@ def test_every_section_citation_names_a_section_that_exists() -> None:
     for path in files:
         relative = path.relative_to(ROOT).as_posix()
         text = text_of(path)
-        if text is None or relative == SELF or relative in GIVEN:
+        if text is None or relative == SELF or relative in GIVEN or "§" not in text:
             continue
         cited += len(CITATION.findall(text))
         found += unresolved_citations(relative, text, sections)
