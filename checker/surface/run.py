@@ -1,6 +1,7 @@
 """Running flows against a live server: each step is one probed exchange, its answer kept for the next.
 
-A step is sent by :func:`checker.live.probe.probe_scenario`, as a scenario is: a streamed answer goes through
+A step is sent by :func:`checker.live.retry_run.probe_retrying`, as a scenario is (sent again after a refusal the
+SDK of its dialect retries, the answers before the last reported as its tries): a streamed answer goes through
 the engine with every stream check, a JSON one through the HTTP checks, and with ``--save`` both are saved
 (``<flow>.<step>.sse`` and its ``.meta.json``) and lint to the same verdict. Then its answer (the JSON body, or
 what the stream accumulated) is kept under the step's name for the later steps' references. After the last
@@ -28,7 +29,8 @@ from checker.findings import Finding, Severity
 from checker.live import adapters
 from checker.live.endpoints import endpoint_for
 from checker.live.outcome import OutcomeCollector
-from checker.live.probe import Progress, ProbeConfig, ScenarioContext, ScenarioResult, no_progress, probe_scenario
+from checker.live.probe import Progress, ProbeConfig, ScenarioContext, ScenarioResult, no_progress
+from checker.live.retry_run import probe_retrying
 from checker.live.probe_run import MISSING_STATUSES, error_words
 from checker.live.saving import write_atomic
 from checker.live.scenarios import Scenario
@@ -169,7 +171,9 @@ class _FlowRunner:
             entry.skipped = f"{NOT_BUILT}{exc}"  # FLW001, from the record (checker.surface.judging)
             return False
         scenario = step_scenario(self.flow, step, body, path, self.config)
-        result = await probe_scenario(self.client, scenario, self.config, ScenarioContext(progress=self.progress))
+        # Sent again after a refusal the SDK retries (429, 503, …), as a scenario is: the answers before the last
+        # are reported as the step's tries (HTP025), the flow goes on with the last.
+        result = await probe_retrying(self.client, scenario, self.config, ScenarioContext(progress=self.progress))
         entry.url, entry.request = scenario.url or self.config.url_for(step.api or adapters.DEFAULT.name), \
             scenario.sent(self.config.model)
         if result.skipped is not None or result.meta is None:

@@ -129,3 +129,17 @@ def test_retries_zero_keeps_the_first_answer_alone(serve: Callable[..., ServerPr
     [entry] = json.loads(proc.stdout)["files"]
     assert entry["http"]["status"] == 429 and "retry" not in entry["http"]
     assert sse_check("probe", server.url, *COMMON, "--retries", "-1").returncode == 2
+
+
+def test_a_flows_step_is_retried_as_a_scenario_is(serve: Callable[..., ServerProcess], tmp_path: Path) -> None:
+    server = serve(str(LLAMA_CAPTURES.parent / "llama.cpp-probe"), "--status", "429", "--first", "1")
+    saved = tmp_path / "saved"
+    proc = sse_check("probe", server.url, "--model", "tiny-qwen3", "--profile", "llama.cpp", "--scenario",
+                     "tool_turn", "--no-progress", "--save", str(saved), "--format", "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # the refusal was absorbed: the flow went on
+    files = {f["path"]: f for f in json.loads(proc.stdout)["files"]}
+    first, last = files["tool_turn.call (try 1)"], files["tool_turn.call"]
+    assert first["http"]["status"] == 429 and codes(first) == ["HTP025"]
+    assert last["http"]["status"] == 200 and last["http"]["retry"]["line"] == "429, Retry-After 1 s honoured, retried: 200"
+    assert (saved / "tool_turn.call.try1.sse").exists() and (saved / "tool_turn.call.sse").exists()
+    assert lint_codes(saved)["tool_turn.call.try1.sse"] == ["HTP025"]
