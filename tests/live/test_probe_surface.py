@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from tests.live.conftest import LLAMA_CAPTURES
+from tests.live.conftest import LLAMA_CAPTURES, sse_check, sse_check_json
 
 MODEL = "tiny-qwen3-random"  # the model of the llama.cpp captures' recorded requests
 # The JSON pointer of the list's first model (built: written out, it reads as a machine's path to
@@ -19,8 +18,7 @@ FIRST_MODEL = "/".join(("", "data", "0"))
 
 
 def probe(url: str, *args: str, model: str = MODEL) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", model, "--api", "responses",
-                           "--no-progress", "--format", "json", *args], capture_output=True, text=True, timeout=120)
+    proc = sse_check("probe", url, "--model", model, "--api", "responses", "--no-progress", "--format", "json", *args)
     return proc, json.loads(proc.stdout) if proc.stdout.strip() else {}
 
 
@@ -81,9 +79,11 @@ def test_a_server_without_the_endpoint_is_one_unsupported_line_never_a_failure(s
     assert "models.list" not in [f["path"] for f in report["files"]]
     assert row(report, "models")["status"] == "unsupported" and row(report, "models")["why"] == "GET /v1/models: 404"
     assert not list(tmp_path.glob("models*"))  # nothing saved of an absence
-    text = subprocess.run([sys.executable, "-m", "checker", "probe", server.url, "--model", MODEL, "--api",
-                           "responses", "-s", "plain_text,models", "--no-progress", "--color", "never"],
-                          capture_output=True, text=True, timeout=120).stdout
+    # at 80 columns, set by sse_check: an inherited width changes the layout, and one is inherited after any
+    # test imports readline (GNU readline exports COLUMNS, the terminal's width, to the C environment that a
+    # child started without env= gets, unseen in os.environ)
+    text = sse_check("probe", server.url, "--model", MODEL, "--api", "responses", "-s", "plain_text,models",
+                     "--no-progress", "--color", "never").stdout
     assert "GET /v1/models" in text and "unsupported" in text and "codex" in text
     assert max(len(line) for line in text.splitlines()) <= 80
 
@@ -148,10 +148,8 @@ def test_anthropics_list_of_models_suits_a_messages_probe_not_an_openai_one(serv
     # api.anthropic.com's GET /v1/models is a page of ModelInfo: what the anthropic SDKs' models.list() reads,
     # so a probe of the Messages dialect alone takes it; OpenAI's clients need object, created and owned_by
     server = serve(str(LLAMA_CAPTURES), "--models", "modelinfo")
-    proc = subprocess.run([sys.executable, "-m", "checker", "probe", server.url, "--model", MODEL, "--api", "messages",
-                           "-s", "models", "--no-progress", "--format", "json"], capture_output=True, text=True,
-                          timeout=120)
-    report = json.loads(proc.stdout)
+    _, report = sse_check_json("probe", server.url, "--model", MODEL, "--api", "messages", "-s", "models",
+                               "--no-progress")
     assert codes(report, "models.list") == [] and row(report, "models")["status"] == "supported"
     proc, report = probe(server.url, "-s", "models")
     assert set(codes(report, "models.list")) == {"MOD001"} and row(report, "models")["status"] == "broken"
