@@ -2,8 +2,9 @@
 
 The client then runs its whole call path (its HTTP stack, its SSE decoder, its stream helper) on the capture's
 bytes, exactly as against a server. Every request gets ``200 text/event-stream`` with the body, and the
-connection is closed after it, as a server ends a stream. ``serve_connections`` is the accept loop under it, for
-a server that answers each connection its own way (the live tests' odd servers use it too).
+connection is closed after it, as a server ends a stream. Under it, ``serve_bytes`` answers with any bytes (the
+live tests' servers with broken framing) and ``serve_connections`` is the accept loop, for a server that
+answers each connection its own way (the live tests' odd servers).
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ def serve_body(body: bytes, *, content_type: str = "text/event-stream") -> Itera
     """Serve ``body`` on 127.0.0.1 (a free port) while the block runs; yields the base URL."""
     head = (f"HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncache-control: no-cache\r\n"
             f"connection: close\r\n\r\n").encode()
+    with serve_bytes(head + body) as url:  # no content-length: the body ends when the connection closes
+        yield url
+
+
+@contextmanager
+def serve_bytes(response: bytes) -> Iterator[str]:
+    """Answer each request on 127.0.0.1 (a free port) with ``response`` as it stands (status line, headers,
+    body: any framing, right or wrong), then close the connection; yields the base URL."""
 
     def answer(conn: socket.socket) -> None:
         with conn:
@@ -70,7 +79,7 @@ def serve_body(body: bytes, *, content_type: str = "text/event-stream") -> Itera
                     if not chunk:
                         break
                     rest += chunk
-                conn.sendall(head + body)  # no content-length: the body ends when the connection closes
+                conn.sendall(response)
             except OSError:
                 return
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from checker.oracles.loopback import serve_connections
 from tests.live.conftest import ROOT, sse_check_json
 
 STREAM = (ROOT / "captures" / "conforming" / "text.sse").read_bytes()
@@ -34,20 +35,9 @@ class ClosingServer:
         self.mode = mode
         self.requests = 0
         self.unanswered = 0
-        self._sock = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
+        self.url = ""  # while it runs (the closing_server fixture)
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
-
-    def _connection(self, conn: socket.socket) -> None:
+    def connection(self, conn: socket.socket) -> None:
         with conn:
             served = 0
             buffer = b""
@@ -75,15 +65,12 @@ class ClosingServer:
                 if self.mode == "after-response":
                     return
 
-    def close(self) -> None:
-        self._sock.close()
-
 
 @pytest.fixture
 def closing_server(request: pytest.FixtureRequest) -> Iterator[ClosingServer]:
     server = ClosingServer(request.param)
-    yield server
-    server.close()
+    with serve_connections(server.connection) as server.url:
+        yield server
 
 
 def probe(url: str, *args: str) -> tuple[int, dict[str, Any]]:

@@ -5,17 +5,18 @@ server on loopback. Each must be a finding with what was received saved, never a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from checker.oracles.loopback import serve_bytes
 
 if TYPE_CHECKING:  # the fixtures come from tests/live/conftest.py
     from conftest import ServerProcess
@@ -42,53 +43,11 @@ def test_tls_to_a_plain_http_port_is_a_tls_finding(llama_server: ServerProcess, 
     assert proc.returncode in (1, 2)
 
 
-class RawServer:
-    """Answers every connection with fixed bytes, then closes: framing no HTTP stack would send."""
-
-    def __init__(self, response: bytes) -> None:
-        self.response = response
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(5)
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-                head, _, body = data.partition(b"\r\n\r\n")
-                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                while len(body) < length:
-                    body += conn.recv(65536)
-                conn.sendall(self.response)
-
-    def close(self) -> None:
-        self.sock.close()
-
-
 @pytest.fixture
-def raw_server() -> Iterator[Any]:
-    servers: list[RawServer] = []
-
-    def start(response: bytes) -> RawServer:
-        server = RawServer(response)
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.close()
+def raw_server() -> Iterator[Callable[[bytes], str]]:
+    """Starts servers that answer every request with the given bytes, then close; each call gives one's URL."""
+    with contextlib.ExitStack() as in_use:
+        yield lambda response: in_use.enter_context(serve_bytes(response))
 
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
@@ -110,10 +69,9 @@ def chunked(body: bytes) -> bytes:
     ],
 )
 def test_broken_transfer_framing_is_a_cut_off_body_and_keeps_what_arrived(
-    raw_server: Any, tmp_path: Path, name: str, response: bytes, received: int
+    raw_server: Callable[[bytes], str], tmp_path: Path, name: str, response: bytes, received: int
 ) -> None:
-    server = raw_server(response)
-    proc, report = probe(f"http://127.0.0.1:{server.port}", tmp_path)
+    proc, report = probe(raw_server(response), tmp_path)
     (entry,) = report["files"]
     found = {f["code"] for f in entry["findings"]}
     assert "HTP012" in found, (name, found)
