@@ -33,19 +33,32 @@ def usable_cpus() -> int:
 
 
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], *, jobs: int = 1, dask: str | None = None,
-                local: Callable[[T], bool] = lambda _: False) -> Generator[R, None, None]:
-    """``fn`` over ``items``, results in input order. ``local(item)`` items (stdin) always run here."""
+                local: Callable[[T], bool] = lambda _: False, total: int | None = None) -> Generator[R, None, None]:
+    """``fn`` over ``items``, results in input order. ``local(item)`` items (stdin) always run here. ``total``,
+    the number of items when known, lets the batches shrink towards the end (:func:`batch_size`)."""
     if dask is not None:
-        yield from _dask_map(fn, items, dask, local)
+        yield from _dask_map(fn, items, dask, local, total)
     elif jobs <= 1:
         yield from map(fn, items)
     else:
-        yield from _pool_map(fn, items, jobs, local)
+        yield from _pool_map(fn, items, jobs, local, total)
 
 
 # Captures per task sent to a worker: one task per capture costs more in pickling and messages than linting a
-# small capture does; a batch amortises it (results still come back in order, batch by batch).
-BATCH = 16
+# small capture does; a batch amortises it (results still come back in order, batch by batch). The parent's
+# share per capture (submitting, reading results back) halves from 16 to 64 captures a batch: on many cores
+# the parent, not the workers, would otherwise set the pace.
+BATCH = 16  # when the number of items is not known
+MAX_BATCH = 64
+
+
+def batch_size(remaining: int | None, workers: int) -> int:
+    """How many items the next batch takes: with ``remaining`` known, a quarter of each worker's share of what
+    is left, between 1 and :data:`MAX_BATCH` (guided scheduling: large batches while there is much to do, small
+    ones at the end, so that no worker is left alone with a long last batch); else :data:`BATCH`."""
+    if remaining is None:
+        return BATCH
+    return max(1, min(MAX_BATCH, -(-remaining // (4 * workers))))
 
 
 def run_batch(fn: Callable[[T], R], batch: list[T]) -> list[R]:
@@ -66,24 +79,29 @@ class _Ready:
 
 
 def _windowed(submit: Callable[[list[T]], Any], fn: Callable[[T], R], items: Iterable[T], window: int,
-              local: Callable[[T], bool]) -> Iterator[R]:
+              local: Callable[[T], bool], workers: int, total: int | None = None) -> Iterator[R]:
     """Batches of ``items`` submitted ``window`` at a time, their results yielded in order; a ``local`` item
-    is run here, in its place."""
+    is run here, in its place. Batch sizes follow :func:`batch_size` (``total``: how many items there are)."""
     queue: deque[Any] = deque()
     batch: list[T] = []
+    taken = 0
+    size = batch_size(total, workers)
 
     def flush() -> None:
+        nonlocal size
         if batch:
             queue.append(submit(list(batch)))
             batch.clear()
+        size = batch_size(None if total is None else max(total - taken, 0), workers)
 
     for item in items:
+        taken += 1
         if local(item):
             flush()
             queue.append(_Ready([fn(item)]))
         else:
             batch.append(item)
-            if len(batch) >= BATCH:
+            if len(batch) >= size:
                 flush()
         while len(queue) >= window:
             yield from queue.popleft().result()
@@ -92,7 +110,8 @@ def _windowed(submit: Callable[[list[T]], Any], fn: Callable[[T], R], items: Ite
         yield from queue.popleft().result()
 
 
-def _pool_map(fn: Callable[[T], R], items: Iterable[T], jobs: int, local: Callable[[T], bool]) -> Iterator[R]:
+def _pool_map(fn: Callable[[T], R], items: Iterable[T], jobs: int, local: Callable[[T], bool],
+              total: int | None = None) -> Iterator[R]:
     import multiprocessing
     import threading
     from concurrent.futures import ProcessPoolExecutor
@@ -112,13 +131,14 @@ def _pool_map(fn: Callable[[T], R], items: Iterable[T], jobs: int, local: Callab
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         try:
             yield from _windowed(lambda batch: pool.submit(run_batch, fn, batch), fn, items,
-                                 jobs * IN_FLIGHT_PER_WORKER, local)
+                                 jobs * IN_FLIGHT_PER_WORKER, local, jobs, total)
         except BaseException:  # GeneratorExit too (the caller stopped reading: a closed pipe, an error)
             pool.shutdown(wait=True, cancel_futures=True)  # workers gone before the interpreter's exit hooks
             raise
 
 
-def _dask_map(fn: Callable[[T], R], items: Iterable[T], address: str, local: Callable[[T], bool]) -> Iterator[R]:
+def _dask_map(fn: Callable[[T], R], items: Iterable[T], address: str, local: Callable[[T], bool],
+              total: int | None = None) -> Iterator[R]:
     try:
         from distributed import Client
     except ImportError:
@@ -130,6 +150,6 @@ def _dask_map(fn: Callable[[T], R], items: Iterable[T], address: str, local: Cal
     try:
         workers = sum(client.nthreads().values()) or 1
         yield from _windowed(lambda batch: client.submit(run_batch, fn, batch, pure=False), fn, items,
-                             workers * IN_FLIGHT_PER_WORKER, local)
+                             workers * IN_FLIGHT_PER_WORKER, local, workers, total)
     finally:
         client.close()

@@ -156,7 +156,7 @@ def run(opts: LintOptions) -> int:
         reporter.start()
         # Closed as soon as the loop ends, even by an exception (a closed pipe): the pool's workers are shut
         # down then, not whenever the generator happens to be collected (after the exit hooks).
-        with contextlib.closing(ordered_map(run_job, work, jobs=jobs, dask=opts.dask,
+        with contextlib.closing(ordered_map(run_job, work, jobs=jobs, dask=opts.dask, total=len(sources),
                                             local=lambda job: job.source == "-")) as results:
             for done in results:
                 if done.result is None:
