@@ -80,7 +80,7 @@ class UpstreamAnswer:
             left = _left_over(content, content.total_bytes - passed)
             if left:
                 yield left
-            raise _error(exc) from exc
+            raise _error(exc, answered=True) from exc
 
     def close(self) -> None:
         """Release the connection: back to the pool if the body was read to its end, else closed, so that an
@@ -141,8 +141,9 @@ def _left_over(content: aiohttp.StreamReader, missing: int) -> bytes:
     return data[-missing:]
 
 
-def _error(exc: BaseException) -> UpstreamError:
-    """The proxy's ending for a transport failure, with the words of the probe's client where they differ."""
+def _error(exc: BaseException, *, answered: bool = False) -> UpstreamError:
+    """The proxy's ending for a transport failure, with the words of the probe's client where they differ;
+    ``answered``: the failure came during the body (a cut), not before the answer's head."""
     if is_tls_error(exc):
         return UpstreamError("tls-error", transport_error_text(exc))
     if isinstance(exc, aiohttp.ClientConnectorDNSError):
@@ -151,6 +152,8 @@ def _error(exc: BaseException) -> UpstreamError:
         return UpstreamError("connect-error", transport_error_text(exc))
     if isinstance(exc, asyncio.TimeoutError):
         return UpstreamError("connect-error", "timed out")
+    if isinstance(exc, aiohttp.ServerDisconnectedError) and answered:
+        return UpstreamError("disconnect", "peer closed connection without sending complete message body")
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         # The connection closed before any answer: a stale kept-alive one (HTP019), as h11 words it.
         return UpstreamError("disconnect", "Server disconnected without sending a response.", unanswered=True)
