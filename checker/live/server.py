@@ -108,6 +108,9 @@ def make_server(
     config = uvicorn.Config(
         app,
         http=_h11_protocol(),
+        # asyncio's own loop, never uvloop when it happens to be installed (uvicorn's "auto"): the replayed close
+        # and the proxy's forwarding are written and tested against asyncio's transports.
+        loop="asyncio",
         ws=("websockets-sansio" if "websockets-sansio" in WS_PROTOCOLS else "websockets") if websocket else "none",
         lifespan="off",
         log_config=None,
