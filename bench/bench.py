@@ -23,7 +23,8 @@ Dialects: lint events/s of a conforming Chat Completions stream (checker.synth.C
 Responses stream of the same number of events, same run (target: chat >= 1.0x Responses per event).
 
 Parallel lint: wall time of `sse-check lint DIR -j 1` and `-j 2` on the same generated archive of small
-captures (--parallel-captures; 0 skips), JSONL report to /dev/null; the speed-up is their ratio.
+captures (--parallel-captures; 0 skips), JSONL report to /dev/null, the two alternated, best of 3 each; the
+speed-up is their ratio.
 
 Proxy load (bench/proxy_load.py): 200 concurrent streams through `sse-check proxy` in front of
 `sse-check serve` (real processes on loopback) against the same streams direct, each body compared byte
