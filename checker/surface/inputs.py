@@ -119,13 +119,6 @@ def flows(apis: Sequence[str]) -> list[Flow]:
     return [flow_for(name) for name in FORMS] if API in apis else []
 
 
-def _error_text(answer: Any) -> str:
-    error = answer.get("error") if isinstance(answer, Mapping) else None
-    if isinstance(error, Mapping):
-        return str(error.get("message") or error.get("code") or "")[:120]
-    return str(error or "")[:120]
-
-
 def judge(record: FlowRecord) -> list[StepFinding]:
     """INP001 on a refused form that a server must take, INP002 on a forced hosted tool not called."""
     hosted = record.details.get("hosted")
@@ -136,7 +129,7 @@ def judge(record: FlowRecord) -> list[StepFinding]:
         return []  # a gated form refused otherwise than "not supported": the step's own HTTP finding says so
     return [(STEP, rules.INPUT_FORM_REFUSED.finding(
         START, form=str(record.details.get("form") or "this input"), status=step.status,
-        message=_error_text(step.answer)))]
+        message=step.error_text))]
 
 
 def _judge_hosted(step: Any, hosted: Mapping[str, Any]) -> list[StepFinding]:

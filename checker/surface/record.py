@@ -34,6 +34,14 @@ class StepRecord:
         """A 2xx answer."""
         return self.status is not None and 200 <= self.status < 300
 
+    @property
+    def error_text(self) -> str:
+        """The error answer's message (else its code), at most 120 characters: what a finding quotes of it."""
+        error = self.answer.get("error") if isinstance(self.answer, Mapping) else None
+        if isinstance(error, Mapping):
+            return str(error.get("message") or error.get("code") or "")[:120]
+        return str(error or "")[:120]
+
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "method": self.method, "url": self.url, "expect": self.expect,
                 "request": self.request, "status": self.status, "answer": self.answer, "skipped": self.skipped}

@@ -87,13 +87,6 @@ def flows(apis: Sequence[str]) -> list[Flow]:
     return [flow_for(api) for api in apis]
 
 
-def _error_text(answer: Any) -> str:
-    error = answer.get("error") if isinstance(answer, Mapping) else None
-    if isinstance(error, Mapping):
-        return str(error.get("message") or error.get("code") or "")[:120]
-    return str(error or "")[:120]
-
-
 def judge(record: FlowRecord) -> list[StepFinding]:
     """TUR001 and TUR002 on the record of a tool-turn flow."""
     adapter = adapters.get(record.api or adapters.DEFAULT.name)
@@ -112,7 +105,7 @@ def judge(record: FlowRecord) -> list[StepFinding]:
     words = str(record.details.get("result_words") or "tool result")
     if not answer.ok:
         found.append(("answer", rules.TOOL_OUTPUT_REJECTED.finding(
-            START, what=words, call_id=first[0][0], status=answer.status, message=_error_text(answer.answer))))
+            START, what=words, call_id=first[0][0], status=answer.status, message=answer.error_text)))
         return found
     output = answer.answer.get("output") if isinstance(answer.answer, Mapping) else None
     for call_id, _ in adapter.calls_in(output if isinstance(output, list) else []):
