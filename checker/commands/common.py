@@ -148,15 +148,20 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-def positive_count(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (jobs, concurrency, answers kept)."""
+def _whole_number(text: str, least: int, too_small: str) -> int:
+    """``text`` as a whole number of at least ``least``; else argparse's error, ``too_small`` when it is below."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{too_small}: {text!r}")
     return value
+
+
+def positive_count(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (jobs, concurrency, answers kept)."""
+    return _whole_number(text, 1, "must be at least 1")
 
 
 def concurrency_levels(text: str) -> tuple[int, ...]:
@@ -169,13 +174,7 @@ def concurrency_levels(text: str) -> tuple[int, ...]:
 
 def nonnegative_count(text: str) -> int:
     """An argparse type: a whole number of at least 0 (retries)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
-    return value
+    return _whole_number(text, 0, "must be 0 or more")
 
 
 def selectors(values: Sequence[str]) -> list[str]:
