@@ -25,6 +25,16 @@ async def _read_request(reader: asyncio.StreamReader) -> bytes:
     return head + (await reader.readexactly(length) if length else b"")
 
 
+def _answer_then_close(data: bytes) -> Handler:
+    """A handler that answers ``data`` (a head and whatever body) and closes the connection."""
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(data)
+        await writer.drain()
+        writer.close()
+
+    return answer
+
+
 def _reset(writer: asyncio.StreamWriter) -> None:
     """Close with a TCP reset (SO_LINGER 0), as a crashed server does."""
     sock = writer.get_extra_info("socket")
@@ -71,12 +81,8 @@ def _run(handler: Handler, scheme: str = "http",
 
 
 def test_a_request_goes_as_given_and_the_body_comes_back_raw() -> None:
-    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(HEAD + b"content-encoding: gzip\r\ncontent-length: 5\r\n\r\nabcde")
-        await writer.drain()
-        writer.close()
-
-    chunks, request, error, _ = _run(answer)
+    chunks, request, error, _ = _run(_answer_then_close(HEAD + b"content-encoding: gzip\r\ncontent-length: 5\r\n\r\n"
+                                                        b"abcde"))
     assert error is None and b"".join(chunks) == b"abcde"  # not decompressed: the bytes as sent
     head, _, sent = request.partition(b"\r\n\r\n")
     lines = head.split(b"\r\n")
@@ -124,12 +130,7 @@ def test_a_close_right_after_the_last_chunks_loses_none_of_them() -> None:
 
 
 def test_a_body_shorter_than_its_content_length_is_a_cut() -> None:
-    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(HEAD + b"content-length: 100\r\n\r\nonly this")
-        await writer.drain()
-        writer.close()
-
-    chunks, _, error, _ = _run(answer)
+    chunks, _, error, _ = _run(_answer_then_close(HEAD + b"content-length: 100\r\n\r\nonly this"))
     assert b"".join(chunks) == b"only this"
     assert error is not None and error.kind == "disconnect"
     assert error.detail.startswith("peer closed connection without sending complete message body")
@@ -184,12 +185,9 @@ def test_tls_to_a_plain_http_server_is_a_tls_error() -> None:
 
 
 def test_a_close_delimited_http_1_0_body_ends_complete() -> None:
-    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        writer.write(b"HTTP/1.0 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: {}\n\n")
-        await writer.drain()
-        writer.close()  # the close is the body's end: no length, no chunks
-
-    chunks, _, error, heads = _run(answer)
+    # the close is the body's end: no length, no chunks
+    chunks, _, error, heads = _run(_answer_then_close(b"HTTP/1.0 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
+                                                      b"data: {}\n\n"))
     assert error is None and b"".join(chunks) == b"data: {}\n\n"
     assert b"HTTP/1.0" in heads[0]
 
