@@ -194,4 +194,10 @@ def client_retry(status: int | None, answer_headers: Sequence[Sequence[str]],
     step = plan(status, answer_headers, retries_taken=int(count), retries=SDK_MAX_RETRIES, client=client, now=now)
     if step is None or not step.retry:
         return None
-    return {"attempt": int(count) + 1, "status": status, "then": "retried", "by": "the client", **step.as_dict()}
+    return {**retried(status, int(count) + 1, step), "by": "the client"}
+
+
+def retried(status: int | None, attempt: int, step: Plan) -> dict[str, Any]:
+    """An exchange meta's ``retry`` for an answer that is sent again (HTP025): its attempt number, its status and
+    the wait that follows."""
+    return {"attempt": attempt, "status": status, "then": "retried", **step.as_dict()}

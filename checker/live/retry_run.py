@@ -22,7 +22,7 @@ import httpx
 
 from checker.exchange_meta import ExchangeMeta
 from checker.live.probe import ProbeConfig, ScenarioContext, ScenarioResult, probe_scenario
-from checker.live.retry import Plan, client_of, plan
+from checker.live.retry import Plan, client_of, plan, retried
 from checker.live.saving import save_sidecars
 from checker.live.scenarios import Scenario
 
@@ -47,7 +47,7 @@ async def probe_retrying(
         decided[:] = [plan(meta.status, meta.headers, retries_taken=len(attempts), retries=config.retries,
                            client=who, now=time.time())]
         if decided[0] is not None and decided[0].retry:
-            meta.retry = _retried(meta.status, len(attempts) + 1, decided[0])
+            meta.retry = retried(meta.status, len(attempts) + 1, decided[0])
 
     judged = dataclasses.replace(context, on_meta=decide)
     while True:
@@ -66,20 +66,15 @@ async def probe_retrying(
     return outcome
 
 
-def _retried(status: int | None, k: int, step: Plan) -> dict[str, Any]:
-    """The meta's ``retry`` of attempt ``k``: its status and the wait that followed."""
-    return {"attempt": k, "status": status, "then": "retried", **step.as_dict()}
-
-
 def _attempt_name(name: str, k: int) -> str:
     return f"{name}.try{k}"
 
 
 def _as_attempt(outcome: ScenarioResult, k: int, step: Plan, config: ProbeConfig) -> ScenarioResult:
-    """The answer as attempt ``k``: renamed (report and files), its meta telling the wait that followed."""
+    """The answer as attempt ``k``: renamed (report and files); its meta already tells the wait that followed
+    (``decide`` wrote it before the verdict)."""
     assert outcome.meta is not None and outcome.result is not None
     name = outcome.scenario.name
-    outcome.meta.retry = _retried(outcome.meta.status, k, step)  # as decided before the verdict
     outcome.scenario = dataclasses.replace(outcome.scenario, name=f"{name} (try {k})")
     outcome.result.http["retry"] = {"attempt": k, "line": f"{outcome.meta.status}, {step.basis}, retried",
                                     **step.as_dict()}
