@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from checker.engine import Limits, LintResult
-from checker.exchange_meta import Ending, ExchangeMeta
+from checker.exchange_meta import Ending, ExchangeMeta, header_of
 from checker.findings import Finding, Position, Severity
 from checker.http_checks import ExchangeLinter
 from checker.live.checking import DEFAULT_CAPACITY
@@ -185,7 +185,7 @@ class Watch:
         self.meta.reason = response.reason_phrase
         self.meta.http_version = response.http_version
         self.meta.headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in response.raw]
-        encoding = response.header("content-encoding")
+        encoding = header_of(self.meta.headers, "content-encoding")
         self.inflater = _Inflater(encoding)
         if not self.inflater.supported:  # not a checker failure: a body it cannot read
             self.record.skipped = "encoding"

@@ -39,14 +39,6 @@ class UpstreamHead:
     http_version: str  # "HTTP/1.1"
     raw: list[tuple[bytes, bytes]]
 
-    def header(self, name: str) -> str | None:
-        """The first value of header ``name`` (any case), or None."""
-        wanted = name.lower().encode("latin-1")
-        for key, value in self.raw:
-            if key.lower() == wanted:
-                return value.decode("latin-1")
-        return None
-
 
 class UpstreamError(Exception):
     """A transport failure: ``kind`` is the ending the meta records, ``detail`` its one-line text."""
