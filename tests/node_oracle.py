@@ -92,6 +92,23 @@ def run_chat(cases: list[tuple[Path, dict[str, Any] | None]], target: Path) -> l
     return outcomes
 
 
+# The registry's Node drivers (checker/oracles/registry.py) run in pinned environments of tools/envs/.
+NODE_ENVS = ("openai-node", "anthropic-ts")
+
+
+def ensure_env(name: str) -> Path:
+    """The tools/envs environment ``name``, installed on first use; NodeOracleUnavailable when it cannot be."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import envs
+
+    if not shutil.which("node") or not shutil.which("npm"):
+        raise NodeOracleUnavailable(f"node and npm are needed for the {name} driver (not on PATH)")
+    try:
+        return envs.ensure(name)
+    except envs.EnvUnavailable as exc:
+        raise NodeOracleUnavailable(f"{name}: {exc}") from None
+
+
 def main() -> int:
     for source, package in PACKAGES.items():
         try:
@@ -100,6 +117,13 @@ def main() -> int:
             print(f"node oracle: {exc}", file=sys.stderr)
             return 1 if os.environ.get(REQUIRE_ENV) else 0
         print(f"node oracle: {package} installed in {target}")
+    for name in NODE_ENVS:
+        try:
+            target = ensure_env(name)
+        except NodeOracleUnavailable as exc:
+            print(f"node oracle: {exc}", file=sys.stderr)
+            return 1 if os.environ.get(REQUIRE_ENV) else 0
+        print(f"node oracle: {name} installed in {target}")
     return 0
 
 

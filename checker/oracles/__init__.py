@@ -10,6 +10,10 @@ Oracles sit outside the sans-I/O core: they import third-party clients
 lazily and never run unless asked. openai-node's oracle is a Node.js script
 in tests/oracles/node (it needs node and npm) and reports the same
 :class:`Outcome` shape as JSON.
+
+The protocol every real client is run by (the normalised :class:`Outcome`, the driver command, the loopback
+exchange) is ``checker.oracles.protocol``; the registry of real clients is ``checker.oracles.registry``; running
+a client over many captures at once is ``checker.oracles.runner``.
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from checker.dialects.responses.vocabulary import TERMINAL_TYPES
+from checker.oracles.protocol import DriverCall, Exchange, Job, Outcome, OutputItem, ToolCall
+
+__all__ = ["ORACLES", "REQUIRES", "TERMINALS", "DriverCall", "Exchange", "Job", "OracleUnavailable", "Outcome",
+           "OutputItem", "ToolCall", "disagreement", "expected_output", "get_oracle"]
 
 if TYPE_CHECKING:  # not at run time: `lint` imports this module for the names, the matrix only with --oracle
     from checker.compat import Verdict
@@ -31,60 +38,6 @@ TERMINALS = TERMINAL_TYPES  # the Responses terminal set (checker/dialects/respo
 
 class OracleUnavailable(Exception):
     """The client an oracle needs is not installed (reported as one line, exit code 2)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OutputItem:
-    type: str | None
-    id: str | None
-    # A message's text parts (refusals included), a call's arguments, a reasoning item's text.
-    text: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "id": self.id, "text": self.text}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Outcome:
-    """What a real client did with one capture.
-
-    ``raised`` is set when the client's user-facing call failed ("ExceptionType:
-    message"); otherwise ``status`` is the final response's status and ``output``
-    its items. openai-python's ``get_final_response()`` raises on a stream that
-    ends with ``response.incomplete`` or ``response.failed`` (it returns only a
-    completed response); openai-node's ``finalResponse()`` resolves with it.
-    """
-
-    client: str
-    version: str
-    mode: str
-    raised: str | None = None
-    status: str | None = None
-    terminal: str | None = None
-    events: int = 0
-    output: tuple[OutputItem, ...] = field(default=())
-
-    @property
-    def summary(self) -> str:
-        if self.raised is not None:
-            return f"raises {self.raised}"
-        items = ", ".join(f"{o.type} {o.id}" for o in self.output) or "no items"
-        return f"ends {self.status or 'without a status'} ({items})"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "client": self.client, "version": self.version, "mode": self.mode, "raised": self.raised,
-            "status": self.status, "terminal": self.terminal, "events": self.events,
-            "output": [o.as_dict() for o in self.output],
-        }
-
-    @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "Outcome":
-        output = tuple(OutputItem(type=o.get("type"), id=o.get("id"), text=o.get("text"))
-                       for o in raw.get("output") or ())
-        return cls(client=raw["client"], version=raw.get("version", "?"), mode=raw.get("mode", "?"),
-                   raised=raw.get("raised"), status=raw.get("status"), terminal=raw.get("terminal"),
-                   events=int(raw.get("events") or 0), output=output)
 
 
 def expected_output(result: LintResult) -> list[tuple[str | None, str | None]]:

@@ -11,6 +11,8 @@ raises), and the helper its users call. Two modes:
   accumulated the way that call's users do (text and thinking deltas joined, partial_json joined and
   parsed); ``message_stop`` is not needed there either.
 
+``drive`` is the registry's entry: the ``stream`` call on a :class:`~checker.oracles.protocol.DriverCall`.
+
 ``anthropic`` is imported lazily; without it :class:`OracleUnavailable` says so.
 """
 
@@ -20,8 +22,9 @@ import json
 import warnings
 from typing import Any
 
-from checker.oracles import OracleUnavailable, Outcome, OutputItem
+from checker.oracles import OracleUnavailable
 from checker.oracles.loopback import serve_body
+from checker.oracles.protocol import DriverCall, Outcome, OutputItem, ToolCall
 
 CLIENT = "anthropic-python"
 MODES = ("stream", "create")
@@ -41,16 +44,42 @@ def run(data: bytes, *, mode: str = "stream") -> Outcome:
     """Run anthropic-python on the capture ``data``; never raises for what the client does."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
+    with serve_body(data) as url:
+        return _run(DriverCall(base_url=url + "/v1", model="oracle", dialect="messages", timeout_s=30), mode)
+
+
+def drive(call: DriverCall) -> Outcome:
+    """The registry's entry: ``messages.stream()`` + ``get_final_message()`` against ``call.root_url``."""
+    return _run(call, "stream")
+
+
+def _run(call: DriverCall, mode: str) -> Outcome:
     anthropic = _anthropic()
-    with warnings.catch_warnings(), serve_body(data) as url:
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pydantic's serialisation warnings: the outcome is what counts
-        client = anthropic.Anthropic(api_key="sk-ant-oracle", base_url=url, max_retries=0, timeout=30)
+        # The SDK adds /v1 itself.
+        client = anthropic.Anthropic(api_key="sk-ant-oracle", base_url=call.root_url, max_retries=0,
+                                     timeout=call.timeout_s)
         try:
-            if mode == "stream":
-                return _run_stream(anthropic, client)
-            return _run_create(anthropic, client)
+            got = _run_stream(anthropic, client) if mode == "stream" else _run_create(anthropic, client)
         finally:
             client.close()
+    return final_result(got)
+
+
+def final_result(got: Outcome) -> Outcome:
+    """The outcome with its normalised final result: the text blocks joined, the tool_use blocks as calls, the
+    stop_reason as finish_reason (``status`` keeps it too, as the first Messages oracles reported it)."""
+    from dataclasses import replace
+
+    if got.raised is not None:
+        return replace(got, dialect="messages")
+    texts = [o.text or "" for o in got.output if o.type == "text"]
+    names = iter(got.extra.get("tool_names", ()))
+    calls = tuple(ToolCall(id=o.id, name=next(names, None), arguments=o.text) for o in got.output
+                  if o.type == "tool_use")
+    return replace(got, dialect="messages", text="".join(texts) if texts else None, tool_calls=calls,
+                   finish_reason=got.status, extra={})
 
 
 def _error(exc: BaseException) -> str:
@@ -71,9 +100,12 @@ def _run_stream(anthropic: Any, client: Any) -> Outcome:
     except Exception as exc:  # noqa: BLE001 - whatever the client raises is the finding
         return Outcome(client=CLIENT, version=anthropic.__version__, mode="stream", raised=_error(exc),
                        events=events, terminal=terminal)
-    output = tuple(block_item(block) for block in (getattr(final, "content", None) or ()))
+    blocks = getattr(final, "content", None) or ()
+    output = tuple(block_item(block) for block in blocks)
+    names = [getattr(b, "name", None) for b in blocks if getattr(b, "type", None) == "tool_use"]
     return Outcome(client=CLIENT, version=anthropic.__version__, mode="stream",
-                   status=getattr(final, "stop_reason", None), terminal=terminal, events=events, output=output)
+                   status=getattr(final, "stop_reason", None), terminal=terminal, events=events, output=output,
+                   extra={"tool_names": names})
 
 
 def _run_create(anthropic: Any, client: Any) -> Outcome:
@@ -97,11 +129,12 @@ def _run_create(anthropic: Any, client: Any) -> Outcome:
             elif kind == "message_stop":
                 terminal = "message_stop"
         output = tuple(_created_item(blocks[i]) for i in sorted(blocks))
+        names = [blocks[i]["block"].get("name") for i in sorted(blocks) if blocks[i]["block"].get("type") == "tool_use"]
     except Exception as exc:  # noqa: BLE001
         return Outcome(client=CLIENT, version=anthropic.__version__, mode="create", raised=_error(exc),
                        events=events, terminal=terminal)
     return Outcome(client=CLIENT, version=anthropic.__version__, mode="create", status=status, terminal=terminal,
-                   events=events, output=output)
+                   events=events, output=output, extra={"tool_names": names})
 
 
 def canonical(value: Any) -> str:

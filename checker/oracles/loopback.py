@@ -9,10 +9,15 @@ answers each connection its own way (the live tests' odd servers).
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
+from http import HTTPStatus
+
+from checker.oracles.protocol import Exchange
 
 
 @contextmanager
@@ -85,3 +90,107 @@ def serve_bytes(response: bytes) -> Iterator[str]:
 
     with serve_connections(answer) as url:
         yield url
+
+
+def _read_request(conn: socket.socket) -> bytes | None:
+    """The request's head and body (by its content-length); None when the client went away first."""
+    request = b""
+    while b"\r\n\r\n" not in request:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        request += chunk
+    headers, _, rest = request.partition(b"\r\n\r\n")
+    length = 0
+    for line in headers.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length" and value.strip().isdigit():
+            length = int(value.strip())
+    while len(rest) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return headers
+
+
+_PREFIX = re.compile(rb"^[A-Z]+ /c/(\d+)(?:/|\s|\?)")
+# Recorded headers the replay decides itself: framing, the connection, the date.
+_NOT_REPLAYED = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive", "date"})
+
+
+def answer_bytes(exchange: Exchange) -> bytes:
+    """The bytes the server writes for ``exchange`` (its status line, its headers, its body as recorded)."""
+    reason = exchange.reason or (HTTPStatus(exchange.status).phrase if exchange.status in _STATUSES else "")
+    lines = [f"HTTP/1.1 {exchange.status} {reason or 'Status'}"]
+    lines += [f"{name}: {value}" for name, value in exchange.headers if name.lower() not in _NOT_REPLAYED]
+    lines.append("connection: close")
+    if exchange.cut:  # a chunked body whose last chunk never comes: the client sees the transport fail
+        lines.append("transfer-encoding: chunked")
+        body = (f"{len(exchange.body):x}\r\n".encode() + exchange.body + b"\r\n") if exchange.body else b""
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+    # No content-length: the body ends when the connection closes, as a streaming server ends it.
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + exchange.body
+
+
+_STATUSES = {s.value for s in HTTPStatus}
+
+
+@dataclass(slots=True)
+class Served:
+    """The running batch server: a base URL per exchange (``.../c/k/v1``) and the requests each received."""
+
+    base_urls: list[str]
+    requests: list[int]
+
+
+@contextmanager
+def serve_exchanges(exchanges: Sequence[Exchange]) -> Iterator[Served]:
+    """ONE loopback server for many exchanges while the block runs: exchange k answers every request under
+    ``/c/k/`` (a request with no such prefix gets exchange 0). An exchange with no status holds the connection
+    without answering, and a kept-open one holds it after the body, until the client closes it or the block
+    ends."""
+    requests = [0] * len(exchanges)
+    closing = threading.Event()
+
+    def hold(conn: socket.socket) -> None:
+        conn.settimeout(0.2)
+        while not closing.is_set():
+            try:
+                if not conn.recv(65536):
+                    return  # the client gave up
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(10)
+            try:
+                head = _read_request(conn)
+                if head is None:
+                    return
+                match = _PREFIX.match(head)
+                index = int(match.group(1)) if match else 0
+                if not 0 <= index < len(exchanges):
+                    conn.sendall(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    return
+                requests[index] += 1
+                exchange = exchanges[index]
+                if exchange.refused:
+                    return
+                if exchange.status is None:
+                    hold(conn)
+                    return
+                conn.sendall(answer_bytes(exchange))
+                if exchange.kept_open:
+                    hold(conn)
+            except OSError:
+                return
+
+    with serve_connections(answer) as url:
+        try:
+            yield Served([f"{url}/c/{k}/v1" for k in range(len(exchanges))], requests)
+        finally:
+            closing.set()

@@ -2,9 +2,10 @@
 
 Two modes:
 
-* ``client`` (default): a real ``OpenAI`` client whose HTTP transport is an
-  in-process mock serving the capture bytes as ``text/event-stream``. This is
-  exactly the user's code path: the SDK's own SSE decoder (no BOM stripping,
+* ``client`` (default): a real ``OpenAI`` client pointed at a loopback HTTP
+  server (``checker.oracles.loopback``) that answers with the capture bytes as
+  ``text/event-stream``. This is exactly the user's code path: its HTTP stack,
+  the SDK's own SSE decoder (no BOM stripping,
   the APIError on a truthy top-level ``error``, ``[DONE]``), then
   ``ResponseStreamState``, and the call its users make: ``with
   client.responses.stream(...) as s: for e in s: ...`` then
@@ -16,6 +17,10 @@ Two modes:
   ``Stream.__stream__`` (``[DONE]`` stops, a truthy ``error`` raises). It
   isolates the accumulator from the SDK's decoder.
 
+``drive`` is the registry's entry (``checker.oracles.registry``): the same call on a
+:class:`~checker.oracles.protocol.DriverCall` (a base URL the runner's loopback server
+answers), Responses or Chat Completions by its dialect.
+
 ``openai`` is imported lazily; without it :class:`OracleUnavailable` says so.
 """
 
@@ -26,7 +31,10 @@ from typing import Any, cast
 
 import orjson
 
-from checker.oracles import TERMINALS, OracleUnavailable, Outcome, OutputItem
+from checker.oracles import TERMINALS, OracleUnavailable
+from checker.oracles.loopback import serve_body
+from checker.oracles.protocol import DriverCall, Outcome, OutputItem, ToolCall
+from checker.oracles.protocol import error_text as _error
 
 CLIENT = "openai-python"
 MODES = ("client", "state")
@@ -51,41 +59,33 @@ def run(data: bytes, *, mode: str = "client") -> Outcome:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if mode == "client":
-            return _run_client(openai, data)
+            with serve_body(data) as url:
+                return _run_client(openai, DriverCall(base_url=url + "/v1", model="oracle", dialect="responses"))
         return _run_state(openai, data)
 
 
-def _error(exc: BaseException) -> str:
-    text = str(exc)
-    if type(exc).__name__ == "APIError":
-        text = getattr(exc, "message", text)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+def drive(call: DriverCall) -> Outcome:
+    """The registry's entry: openai-python's user-facing call for ``call.dialect`` against ``call.base_url``."""
+    if call.dialect == "chat":
+        from checker.oracles.openai_python_chat import drive as drive_chat
+
+        return drive_chat(call)
+    openai = _openai()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # as in run(): the outcome counts, not pydantic's warnings
+        return _run_client(openai, call)
 
 
-def _http() -> Any:
-    # openai 3.x talks to httpx2; 1.x/2.x to httpx. Either offers MockTransport.
-    try:
-        import httpx2
-    except ImportError:
-        import httpx
-        return httpx
-    return httpx2
-
-
-def _run_client(openai: Any, data: bytes) -> Outcome:
-    http = _http()
-
-    def serve(request: Any) -> Any:
-        return http.Response(200, headers={"content-type": "text/event-stream"}, content=data)
-
-    client = openai.OpenAI(api_key="sk-oracle", base_url="http://oracle.invalid/v1", max_retries=0,
-                           http_client=http.Client(transport=http.MockTransport(serve)))
+def _run_client(openai: Any, call: DriverCall) -> Outcome:
+    client = openai.OpenAI(api_key="sk-oracle", base_url=call.base_url, max_retries=0, timeout=call.timeout_s)
+    text = call.request.get("text") if isinstance(call.request.get("text"), dict) else None
+    extra = {"text": text} if text else {}
     events = 0
     terminal: Any = None
     try:
         # What its users write: iterate the stream, then ask for the final response. get_final_response()
         # returns only a response.completed; after response.incomplete or response.failed it raises.
-        with client.responses.stream(model="oracle", input="oracle") as stream:
+        with client.responses.stream(model=call.model, input="oracle", **extra) as stream:
             for event in stream:
                 events += 1
                 if getattr(event, "type", None) in TERMINALS:
@@ -137,9 +137,19 @@ def _run_state(openai: Any, data: bytes) -> Outcome:
 
 
 def _outcome(openai: Any, mode: str, events: int, terminal: str, response: Any) -> Outcome:
-    output = tuple(_item(item) for item in (getattr(response, "output", None) or ()))
+    items = getattr(response, "output", None) or ()
+    output = tuple(_item(item) for item in items)
     return Outcome(client=CLIENT, version=openai.__version__, mode=mode, status=getattr(response, "status", None),
-                   terminal=terminal, events=events, output=output)
+                   terminal=terminal, events=events, output=output, **final_result(items))
+
+
+def final_result(items: Any) -> dict[str, Any]:
+    """The normalised final result of a Responses output: the messages' text joined, the function calls."""
+    texts = [_item(item).text or "" for item in items if getattr(item, "type", None) == "message"]
+    calls = tuple(ToolCall(id=getattr(item, "call_id", None), name=getattr(item, "name", None),
+                           arguments=getattr(item, "arguments", None))
+                  for item in items if getattr(item, "type", None) == "function_call")
+    return {"text": "".join(texts) if texts else None, "tool_calls": calls}
 
 
 def _item(item: Any) -> OutputItem:
