@@ -32,7 +32,7 @@ for byte; the proxy's peak RSS; its RSS over 10,000 sequential streams. Targets:
 time, byte-identical, peak RSS < 150 MB, RSS flat (< 10 MB growth).
 
 Targets (issue "lint engine"): >= 25x openai-python, peak RSS < 100 MB on a 400 MB capture; (issue "scale")
--j 2 >= 1.6x -j 1 on 2 cores, start-up <= 1.5x import rich.console, sse-check >= 1.5x httpx-sse + json.loads
+-j 2 >= 1.6x -j 1 on 2 cores, start-up <= 2x import rich.console (issue 26: by lazy imports alone), sse-check >= 1.5x httpx-sse + json.loads
 in events/s, peak RSS < 100 MB with ~18 MB terminal events. A benchmark, never a timed test.
 """
 
@@ -325,7 +325,7 @@ def startup(repeat: int) -> None:
         wall, cpu = times[name]
         print(f"  {label:<20} wall {wall * 1000:6.0f} ms   cpu {cpu * 1000:6.0f} ms")
     (lw, lc), (rw, rc), (fw, fc) = times["lint"], times["rich"], times["floor"]
-    print(f"  ratio: wall {lw / rw:.2f}x, cpu {lc / rc:.2f}x   (target <= 1.5x)")
+    print(f"  ratio: wall {lw / rw:.2f}x, cpu {lc / rc:.2f}x   (target <= 2x)")
     print(f"  rich.console + the capture's schema checks alone (walked, as the lint does): "
           f"wall {fw / rw:.2f}x, cpu {fc / rc:.2f}x")
     print(f"  the lint imported {len(extra)} modules beyond rich.console ({len(ours)} of sse-check's, "

@@ -12,6 +12,7 @@ import functools
 import os
 import posixpath
 from typing import TYPE_CHECKING, Any, Iterator, Literal, Protocol
+from urllib.parse import urljoin
 
 import orjson
 
@@ -111,55 +112,10 @@ def file_stems(rel_dir: str) -> frozenset[str]:
 
 # -- references between schemas ------------------------------------------------
 
-_JOINED: dict[tuple[str, str], str] = {}
-# What a URI that urljoin returns as given may hold: printable ASCII without the characters urllib.parse splits
-# on, strips or normalises (params, query, fragment, IPv6 brackets, blanks, backslashes).
-_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
-_SCHEME = _LOWER | frozenset("0123456789+-.")
-_PLAIN = _LOWER | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!$&'()*+,-./:=@_~%")
-_REFERENCE = _PLAIN | {"#"}  # a relative reference may carry a fragment (a JSON pointer)
-
-
+@functools.cache
 def join(base: str, ref: str) -> str:
-    """``urllib.parse.urljoin(base, ref)``, remembered (the same few pairs recur on every event), without
-    importing urllib.parse (and ipaddress) for the references sse-check's schemas hold."""
-    joined = _JOINED.get((base, ref))
-    if joined is None:
-        joined = _JOINED[(base, ref)] = _join(base, ref)
-    return joined
-
-
-def _join(base: str, ref: str) -> str:
-    # urljoin's own first steps: an empty side gives the other.
-    if not base:
-        return ref
-    if not ref:
-        return base
-    # An absolute URI of another scheme is returned as given; of the base's scheme (with a host) as urlparse
-    # and urlunparse write it, which is itself for a plain URI.
-    if _plain(ref):
-        return ref
-    # A path relative to a plain base (``../objects/X.json`` against one of sse-check's schema URIs, what
-    # every cross-file ``$ref`` is), by posixpath: the same URI in a fraction of urljoin's time.
-    if _plain(base) and ":" not in ref and ref[0] not in "/#" and ref[-1] != "#" and _REFERENCE.issuperset(ref) and \
-            ref.partition("#")[0].rpartition("/")[2] not in (".", ".."):  # urljoin ends those with a slash
-        scheme, _, rest = base.partition("://")
-        host, _, path = rest.partition("/")
-        path, fragment, pointer = posixpath.join(posixpath.dirname("/" + path), ref).partition("#")
-        resolved = posixpath.normpath(path)
-        if not (resolved.startswith("//") or (path.endswith("/") and not resolved.endswith("/"))):
-            return f"{scheme}://{host}{resolved}{fragment}{pointer}"
-    from urllib.parse import urljoin  # anything else
-
+    """``urllib.parse.urljoin(base, ref)``, remembered: the same few pairs recur on every event."""
     return urljoin(base, ref)
-
-
-def _plain(uri: str) -> bool:
-    """``scheme://host/path`` of a lowercase scheme, a host, and the plain characters only: a URI that urlparse
-    and urlunparse give back as it is."""
-    scheme, sep, rest = uri.partition("://")
-    return bool(sep) and scheme[:1] in _LOWER and _SCHEME.issuperset(scheme) and rest[:1] not in ("", "/") and \
-        _PLAIN.issuperset(rest)
 
 
 # -- compiling ----------------------------------------------------------------

@@ -30,7 +30,7 @@ PACKAGE = ROOT / "checker"
 
 # The map, lowest layer first: (layer, its modules under checker/, what it is).
 LAYERS: tuple[tuple[str, str, str], ...] = (
-    ("foundations", "findings errors text console clients version synth dataclass_cache native _speedups",
+    ("foundations", "findings errors text console clients version synth native _speedups",
      "findings and positions, errors, text helpers, terminal output, the client list, the compiled hot path"),
     ("rules", "rules", "the rule registry and the rule families: codes, messages, sources"),
     ("wire", "sse sse_lines schemas schema_check schema_files schema_errors request_checks structured_output",

@@ -31,15 +31,12 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
-from checker.captures import is_dir, is_file, path_text
 from checker.engine import Limits
 from checker.errors import UsageError
 from checker.profiles import PROFILES
-
-if TYPE_CHECKING:  # the search goes by os.path; a configuration found, or named, is a Path
-    from pathlib import Path
 
 CONFIG_NAMES = ("sse-check.toml", ".sse-check.toml", "pyproject.toml")
 SEVERITIES = ("error", "warning", "info")
@@ -69,7 +66,6 @@ class Override:
 
     def matches(self, capture: Path) -> bool:
         import fnmatch
-        from pathlib import Path
 
         try:
             relative = Path(os.path.relpath(capture.resolve(), self.base.resolve())).as_posix()
@@ -90,16 +86,14 @@ class Config:
 
 def find(start: str) -> Path | None:
     """The nearest configuration file upward from ``start`` (a file's folder or a folder)."""
-    folder = os.path.realpath(start if is_dir(start) else (os.path.dirname(start) or "."))
+    folder = os.path.realpath(start if os.path.isdir(start) else (os.path.dirname(start) or "."))
     while True:
         for name in CONFIG_NAMES:
             candidate = os.path.join(folder, name)
-            if not is_file(candidate):
+            if not os.path.isfile(candidate):
                 continue
             if name != "pyproject.toml" or _may_configure(candidate) and \
                     "sse-check" in (_read(candidate).get("tool") or {}):
-                from pathlib import Path
-
                 return Path(candidate)
         parent = os.path.dirname(folder)
         if parent == folder:
@@ -166,8 +160,6 @@ def apply(args: argparse.Namespace) -> None:
     config = Config()
     if not getattr(args, "isolated", False):
         if getattr(args, "config", None):
-            from pathlib import Path
-
             chosen = Path(args.config)
             if not chosen.is_file():
                 raise UsageError(f"--config {args.config}: no such file")
@@ -200,7 +192,7 @@ def override_for(overrides: Sequence[Override], capture: Path) -> Override | Non
 def _start(args: argparse.Namespace) -> str:
     for path in getattr(args, "paths", None) or ():
         if path != "-":
-            return path_text(path)
+            return str(Path(path))
     return os.getcwd()
 
 

@@ -72,37 +72,17 @@ def for_endpoint(path: str) -> Dialect | None:
     return None
 
 
-# APIs that stream as SSE and may be answered where another is expected. A registered dialect takes precedence:
-# these only name the API (for SCH010) while it has no dialect of its own. Their endpoints let an exchange
-# with such an endpoint be told from a wrong answer to a dialect's endpoint.
-_ANTHROPIC_TYPES = frozenset({"message_start", "content_block_start", "content_block_delta", "message_delta",
-                              "message_stop", "content_block_stop"})
-
-
-def _chat(obj: dict[str, Any]) -> str | None:
-    kind = obj.get("object")
-    if kind == "chat.completion.chunk" or ("choices" in obj and "type" not in obj):
-        return f"object {kind!r}, choices[]"
-    return None
-
-
+# APIs that stream as SSE and may be answered where another is expected, with no dialect of their own: these
+# only name the API (for SCH010). Their endpoints let an exchange with such an endpoint be told from a wrong
+# answer to a dialect's endpoint. (Chat Completions and Messages are dialects: their own recognisers tell them.)
 def _legacy(obj: dict[str, Any]) -> str | None:
     return "object 'text_completion'" if obj.get("object") == "text_completion" else None
 
 
-def _anthropic(obj: dict[str, Any]) -> str | None:
-    etype = obj.get("type")
-    if isinstance(etype, str) and etype in _ANTHROPIC_TYPES:  # any JSON may be there: a list is unhashable
-        return f"type {etype!r}"
-    return None
-
-
-# (dialect name it will have, the API as SCH010 names it, its endpoint suffix, its recogniser), in the order
-# they are tried (a chat chunk is told before the legacy form that shares its `choices`).
+# (dialect name it would have, the API as SCH010 names it, its endpoint suffix, its recogniser), in the order
+# they are tried; a registered dialect of that name takes precedence.
 OTHER_APIS: tuple[tuple[str, str, str, Any], ...] = (
-    ("chat", "an OpenAI Chat Completions stream", "/chat/completions", _chat),
     ("completions", "a legacy Completions stream", "/completions", _legacy),
-    ("messages", "an Anthropic Messages stream", "/messages", _anthropic),
 )
 
 
@@ -136,8 +116,8 @@ def recognise(obj: dict[str, Any]) -> tuple[Dialect | None, str]:
 
 
 def other_endpoint(path: str) -> str | None:
-    """The name of a known API without a dialect whose endpoint ``path`` is (``chat`` for
-    ``/v1/chat/completions`` while no chat dialect is registered), else None."""
+    """The name of a known API without a dialect whose endpoint ``path`` is (``completions`` for
+    ``/v1/completions``), else None."""
     path = path.rstrip("/")
     if for_endpoint(path) is not None:
         return None
