@@ -32,8 +32,8 @@ for byte; the proxy's peak RSS; its RSS over 10,000 sequential streams. Targets:
 time, byte-identical, peak RSS < 150 MB, RSS flat (< 10 MB growth).
 
 Targets (issue "lint engine"): >= 25x openai-python, peak RSS < 100 MB on a 400 MB capture; (issue "scale")
--j 2 >= 1.6x -j 1 on 2 cores, start-up <= 2x import rich.console (issue 26: by lazy imports alone), sse-check >= 1.5x httpx-sse + json.loads
-in events/s, peak RSS < 100 MB with ~18 MB terminal events. A benchmark, never a timed test.
+-j 2 >= 1.6x -j 1 on 2 cores, start-up <= 2x import rich.console (issue 26: by lazy imports alone),
+sse-check >= 1.5x httpx-sse + json.loads in events/s, peak RSS < 100 MB with ~18 MB terminal events. A benchmark, never a timed test.
 """
 
 from __future__ import annotations
