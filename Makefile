@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help demo test test-real-server test-all bench docs snapshots clean
+.PHONY: help demo typecheck test check test-real-server test-all bench docs snapshots clean
 
 # `make` alone lists the targets (the first target is the default): the `##` comments below are the list.
 help:  ## list the targets
@@ -67,8 +67,22 @@ demo: $(STAMP)  ## lint the bundled captures, probe a replay server: a tour
 	echo "\$$ sse-check replay --live $$url --model tiny-qwen3-random --profile llama.cpp"; \
 	$(BIN)/sse-check replay --live $$url --model tiny-qwen3-random --profile llama.cpp --color always || true
 
-test: $(STAMP)  ## the fast test suite (about 10 minutes on 2 cores)
-	$(BIN)/python -m pytest -q
+# Tests run on every core (pytest-xdist), each file's tests on one worker (--dist loadfile: a file's module and
+# session fixtures, such as the live suite's `sse-check serve` processes, are set up once per worker that runs it).
+# The real-server suite stays serial: its session fixtures start one llama-server and one LiteLLM for all.
+PYTEST_WORKERS ?= auto
+PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
+
+typecheck: $(STAMP)  ## mypy over checker/ (CI's own step; make test runs it)
+	$(BIN)/python -m mypy checker --ignore-missing-imports --cache-dir .mypy_cache
+
+test: typecheck  ## mypy, then every test of CI's fast suite, in parallel
+	$(BIN)/python -m pytest -q $(PARALLEL)
+
+# The inner loop: the unit and policy tests (markers given by path, tests/conftest.py KINDS), in parallel.
+# Before a push, `make test`: the corpus, the real clients and the live servers too.
+check: $(STAMP)  ## the inner loop: unit and policy tests (< 3 min on 2 cores)
+	$(BIN)/python -m pytest -q $(PARALLEL) -m "unit or policy"
 
 # The fast suite, then the real-server suite: a real llama-server (the `real-server` extra builds it from source
 # the first time) with the tiny model generated into ~/.cache/sse-check/tiny-llama/, and a real LiteLLM proxy in
@@ -111,4 +125,4 @@ snapshots: $(STAMP)  ## rewrite tests/snapshots from the corpus (intended change
 	$(BIN)/python -m pytest -q tests/test_snapshots.py --update-snapshots
 
 clean:  ## remove .venv, caches and the demo's report
-	rm -rf $(VENV) .pytest_cache demo-report.html
+	rm -rf $(VENV) .pytest_cache .mypy_cache demo-report.html
