@@ -117,7 +117,7 @@ profile = "llama.cpp"
     out = proc.stdout
     # max-events = 20 applies to both: the 30- and 25-event streams are cut (SSE027), and nothing else fails
     assert "FAIL streams/text.sse  20 events" in out and "FAIL streams/llama/plain_text.sse  20 events" in out
-    assert "2 capture(s): 2 failed at --fail-on warning; 2 error(s), 0 warning(s), 10 info" in out
+    assert "2 capture(s): 2 failed at --fail-on warning; 0 error(s), 2 warning(s), 10 info" in out
     # the override gives the llama.cpp capture its profile (its deviations are info), the other keeps openai
     assert "· 10 known deviations" in out and "ITM001" in out
     assert "SCH0" not in out  # ignored everywhere

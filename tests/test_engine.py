@@ -129,7 +129,7 @@ def test_cut_off_arguments_are_a_known_deviation_only_when_truncated() -> None:
     (cut_f,) = [f for f in cut.findings if f.code == "FNC001"]
     (whole_f,) = [f for f in whole.findings if f.code == "FNC001"]
     assert cut_f.severity == Severity.INFO and cut_f.known_deviation
-    assert whole_f.severity == Severity.ERROR and whole_f.known_deviation is None
+    assert whole_f.severity == Severity.WARNING and whole_f.known_deviation is None
 
 
 def test_codex_profile_ignores_what_codex_ignores() -> None:

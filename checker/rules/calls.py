@@ -5,7 +5,7 @@ from checker.rules.registry import rule
 OPENAPI = "OpenAI OpenAPI 2.3.0 ResponseStreamEvent"
 
 ARGUMENTS_NOT_JSON = rule(
-    "FNC001", "arguments-not-json", "error",
+    "FNC001", "arguments-not-json", "warning",
     "function call {item!r} ({name}) has arguments that are not JSON: {error}",
     summary="Flags final function-call arguments that do not parse as JSON, however the call arrived (announced, "
             "only in output_item.done, only in the terminal response, or in a non-streaming answer). A call the "
@@ -31,7 +31,7 @@ ARGUMENTS_DONE_MISSING = rule(
     good="conforming/reasoning-function-call.sse",
 )
 NAME_MISMATCH = rule(
-    "FNC003", "call-name-mismatch", "error",
+    "FNC003", "call-name-mismatch", "warning",
     "function_call_arguments.done names {done!r}, the item is {item_name!r}",
     summary="Flags arguments.done whose `name` differs from the function-call item's name.",
     why="Which tool runs depends on which event the client trusts.",
@@ -39,7 +39,7 @@ NAME_MISMATCH = rule(
     good="conforming/reasoning-function-call.sse",
 )
 ARGUMENTS_AFTER_DONE = rule(
-    "FNC004", "arguments-after-done", "error",
+    "FNC004", "arguments-after-done", "warning",
     "{type} for function call {item!r} after function_call_arguments.done",
     summary="Flags argument deltas or a second arguments.done after arguments.done.",
     why="Arguments are final at arguments.done; clients that already ran the tool miss the rest.",

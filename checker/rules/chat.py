@@ -41,7 +41,7 @@ IDENTITY_CHANGED = rule(
     good="chat/conforming/text.sse",
 )
 CHUNK_SCHEMA = rule(
-    "CHT002", "chunk-schema-violation", "error",
+    "CHT002", "chunk-schema-violation", "warning",
     "{what} {where}: {detail}",
     summary="Flags a chunk field that violates the CreateChatCompletionStreamResponse schema (a choice without "
             "finish_reason or delta, a content that is not a string, an unknown finish_reason), and a field of a "
@@ -52,7 +52,7 @@ CHUNK_SCHEMA = rule(
     good="chat/conforming/text.sse",
 )
 ROLE_MISSING = rule(
-    "CHT003", "role-missing", "warning",
+    "CHT003", "role-missing", "error",
     "choice {index}'s first delta has no role",
     summary="Flags a choice whose first delta does not carry `role`.",
     why="The role is sent once, in a choice's first delta. openai-node's finalChatCompletion() throws "
@@ -118,7 +118,7 @@ FINISH_MISSING = rule(
     good="chat/conforming/text.sse",
 )
 FINISH_NOT_TOOL_CALLS = rule(
-    "CHT009", "finish-reason-tool-calls-mismatch", "error",
+    "CHT009", "finish-reason-tool-calls-mismatch", "warning",
     "choice {index}: finish_reason {finish!r} {problem}",
     summary="Flags a choice that sent tool calls but finished with stop, or finished with tool_calls without "
             "any call.",
@@ -197,7 +197,7 @@ TOOL_INDEX_SHARED = rule(
     good="chat/conforming/parallel-tool-calls.sse",
 )
 TOOL_ID_DUPLICATE = rule(
-    "CHT016", "tool-call-id-duplicate", "error",
+    "CHT016", "tool-call-id-duplicate", "warning",
     "choice {index}: tool call {call} reuses the id {id!r} of tool call {first_call}",
     summary="Flags two tool calls of a choice with the same id.",
     why="The client answers each call with a tool message naming its id; two calls with one id cannot both be "
@@ -206,7 +206,7 @@ TOOL_ID_DUPLICATE = rule(
     good="chat/conforming/parallel-tool-calls.sse",
 )
 ARGUMENTS_INVALID = rule(
-    "CHT017", "tool-arguments-invalid-json", "error",
+    "CHT017", "tool-arguments-invalid-json", "warning",
     "choice {index}: tool call {call} ({name!r}) arguments are not valid JSON at the finish: {error}",
     summary="Flags a tool call whose joined argument fragments do not parse as JSON when its choice finishes "
             "(or the stream ends), unless the choice finished with \"length\": the token limit cut it, and the "
@@ -229,7 +229,7 @@ ARGUMENTS_NOT_STRING = rule(
     good="chat/conforming/tool-call.sse",
 )
 ARGUMENTS_REPEATED = rule(
-    "CHT019", "tool-arguments-repeated-in-full", "error",
+    "CHT019", "tool-arguments-repeated-in-full", "warning",
     "choice {index}: tool call {call} resends its whole arguments so far in a later fragment",
     summary="Flags an arguments fragment that starts with everything the call's arguments already hold (a "
             "server that streams the running total instead of the new piece).",

@@ -32,7 +32,7 @@ CONTENT_INDEX_NOT_APPENDED = rule(
     good="conforming/reasoning-text.sse",
 )
 CONTENT_INDEX_CHANGED = rule(
-    "CNT003", "content-index-mismatch", "error",
+    "CNT003", "content-index-mismatch", "warning",
     "{type} at content_index {got}, but the item's open part is {expected}",
     summary="Flags a delta or done whose content_index is not the item's open part.",
     why="Clients append the delta to the part at that index: text lands in the wrong part, or IndexError.",
@@ -55,7 +55,7 @@ DELTA_BEFORE_PART = rule(
     good="conforming/text.sse",
 )
 PART_NOT_DONE = rule(
-    "CNT005", "part-not-done", "error",
+    "CNT005", "part-not-done", "warning",
     "item {item!r} done while content part {index} is open (no content_part.done)",
     summary="Flags an item completed with a content part that was never closed.",
     why="Clients that finalize text at content_part.done (openai-node, UIs) never see the final text.",
@@ -82,7 +82,7 @@ TEXT_DONE_MISSING = rule(
     good="conforming/reasoning-text.sse",
 )
 AFTER_PART_DONE = rule(
-    "CNT008", "event-after-part-done", "error",
+    "CNT008", "event-after-part-done", "warning",
     "{type} for content part {index} of item {item!r} after it was done",
     summary="Flags deltas or a second done for a closed content part.",
     why="The part's text is final at content_part.done; later text is dropped by some clients and appended by "

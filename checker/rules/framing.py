@@ -37,7 +37,7 @@ MIXED_EOL = rule(
     good="conforming/text.sse",
 )
 TRAILING_PARTIAL = rule(
-    "SSE004", "trailing-partial-event", "error",
+    "SSE004", "trailing-partial-event", "warning",
     "stream ends inside an event (no blank line after it): the event is discarded",
     summary="Flags bytes after the last blank line: an event that was never dispatched.",
     why="WHATWG discards a pending event at end of input, and so does openai-python: whatever the server "
@@ -90,7 +90,7 @@ DATA_NOT_OBJECT = rule(
     good="conforming/text.sse",
 )
 EVENT_MISMATCH = rule(
-    "SSE008", "event-type-mismatch", "error",
+    "SSE008", "event-type-mismatch", "warning",
     "`event: {event}` disagrees with the JSON type {type!r}",
     summary="Flags an `event:` field whose value differs from the JSON payload's `type`.",
     why="Clients that dispatch on the SSE event name (browsers' EventSource listeners, openai-python for "
@@ -131,7 +131,7 @@ DONE_SENT = rule(
     good="conforming/text.sse",
 )
 DONE_MISSING = rule(
-    "SSE012", "done-sentinel-missing", "error",
+    "SSE012", "done-sentinel-missing", "warning",
     "stream ends without `data: [DONE]`",
     summary="Under the open-responses profile, flags a stream whose last event is not `[DONE]`.",
     why="Open Responses requires `[DONE]` as the last event; its compliance suite waits for it.",
@@ -139,7 +139,7 @@ DONE_MISSING = rule(
     good="open-responses/text.sse",
 )
 EMPTY_DATA = rule(
-    "SSE013", "event-without-data", "warning",
+    "SSE013", "event-without-data", "error",
     "event block without data (fields: {fields}) is not dispatched",
     summary="Flags a block of fields ended by a blank line that carries no `data`.",
     why="WHATWG drops such an event, but httpx-sse and openai-python's decoder dispatch it with empty data, "
@@ -204,7 +204,7 @@ KEEPALIVE_AS_DATA = rule(
     good="conforming/text.sse",
 )
 NUL_BYTES = rule(
-    "SSE019", "nul-byte", "error",
+    "SSE019", "nul-byte", "warning",
     "NUL byte in the stream at byte {offset}",
     summary="Flags U+0000 anywhere in the stream.",
     why="NUL never belongs in an event stream of JSON text; it usually means binary garbage, a corrupted "
@@ -219,7 +219,7 @@ NUL_BYTES = rule(
     good="conforming/text.sse",
 )
 LINE_TOO_LONG = rule(
-    "SSE020", "line-too-long", "error",
+    "SSE020", "line-too-long", "warning",
     "line longer than the {limit}-byte limit; skipped to the next line end",
     summary="Flags a line longer than the line limit (`--max-line-bytes`, default 16 MiB).",
     why="No real event needs it, and a client buffering such a line can be exhausted; sse-check skips the rest "
@@ -228,7 +228,7 @@ LINE_TOO_LONG = rule(
     good="conforming/text.sse",
 )
 EVENT_TOO_LARGE = rule(
-    "SSE021", "event-too-large", "error",
+    "SSE021", "event-too-large", "warning",
     "event data larger than the {limit}-byte limit; the event is skipped",
     summary="Flags an event whose data exceeds the event limit (`--max-event-bytes`, default 64 MiB).",
     why="Clients buffer a whole event before parsing it; an unbounded event exhausts memory.",
@@ -291,7 +291,7 @@ NUMBER_RANGE = rule(
     good="conforming/text.sse",
 )
 JSON_TOO_DEEP = rule(
-    "SSE026", "json-too-deep", "error",
+    "SSE026", "json-too-deep", "warning",
     "JSON nested deeper than {limit} levels; the event is skipped",
     summary="Flags an event whose JSON nesting exceeds the depth limit (`--max-json-depth`, default 64).",
     why="Real events nest less than a dozen levels; deeper documents exhaust recursive parsers (Python's json "
@@ -300,7 +300,7 @@ JSON_TOO_DEEP = rule(
     good="conforming/text.sse",
 )
 STREAM_LIMIT = rule(
-    "SSE027", "stream-limit-exceeded", "error",
+    "SSE027", "stream-limit-exceeded", "warning",
     "stream exceeds the {what} limit ({limit}); the rest ({rest}) is not checked",
     summary="Flags a stream longer than `--max-bytes` (default 2 GiB) or with more events than `--max-events` "
             "(default 10,000,000).",

@@ -29,7 +29,7 @@ STATUS_NOT_OK = rule(
     good=GOOD,
 )
 WRONG_CONTENT_TYPE = rule(
-    "HTP002", "wrong-content-type", "error",
+    "HTP002", "wrong-content-type", "warning",
     "Content-Type {value} for {what}, expected {expected}",
     summary="Flags a stream not sent as `text/event-stream` (or a JSON answer not sent as `application/json`).",
     why="EventSource refuses any other type, proxies and CDNs buffer what they do not know to be a stream "

@@ -17,7 +17,7 @@ OUTPUT_INDEX_MISSING = rule(
     good="conforming/reasoning-function-call.sse",
 )
 OUTPUT_INDEX_NOT_APPENDED = rule(
-    "ITM002", "output-index-not-appended", "error",
+    "ITM002", "output-index-not-appended", "warning",
     "output_item.added at output_index {got}, expected {expected}",
     summary="Flags an added item whose output_index is not the number of items added so far.",
     why="Items are appended in order from 0 (Open Responses: MUST). openai-python 3.57 keys items by index "
@@ -61,7 +61,7 @@ ITEM_ID_MISMATCH = rule(
     good="conforming/reasoning-function-call.sse",
 )
 AFTER_ITEM_DONE = rule(
-    "ITM006", "event-after-item-done", "error",
+    "ITM006", "event-after-item-done", "warning",
     "{type} for item {item!r} after its output_item.done",
     summary="Flags an event for an item that is already done.",
     why="The done item is final (codex records it at output_item.done); later deltas are lost for some clients "
@@ -93,7 +93,7 @@ DONE_WITHOUT_ADDED = rule(
     good="conforming/text.sse",
 )
 DUPLICATE_DONE = rule(
-    "ITM009", "duplicate-item-done", "error",
+    "ITM009", "duplicate-item-done", "warning",
     "second output_item.done for item {item!r}",
     summary="Flags an item completed twice.",
     why="codex appends every done item to the turn, so the item appears twice in history.",

@@ -15,7 +15,7 @@ FIRST_NOT_CREATED = rule(
     good="conforming/text.sse",
 )
 DUPLICATE_CREATED = rule(
-    "LIF002", "duplicate-created", "error",
+    "LIF002", "duplicate-created", "warning",
     "response.created sent again (first at event {first})",
     summary="Flags a second `response.created` in one stream.",
     why="The grammar has one response.created; openai-python 3.57 and openai-node 7.59 keep their snapshot, "
@@ -97,7 +97,7 @@ UNFINISHED_ITEMS = rule(
     good="conforming/text.sse",
 )
 STATUS_MISMATCH = rule(
-    "LIF009", "terminal-status-mismatch", "error",
+    "LIF009", "terminal-status-mismatch", "warning",
     "{type} carries response.status {status!r} (expected {expected!r})",
     summary="Flags a terminal event whose response.status does not match its type.",
     why="Clients decide success from one or the other; agents retry or report success wrongly.",
@@ -108,7 +108,7 @@ STATUS_MISMATCH = rule(
     good="conforming/incomplete.sse",
 )
 FAILED_WITHOUT_ERROR = rule(
-    "LIF010", "failed-without-error", "error",
+    "LIF010", "failed-without-error", "warning",
     "response.failed carries no response.error",
     summary="Flags `response.failed` without an error object.",
     why="The client has nothing to show or retry on; codex and the SDKs surface an empty error.",
@@ -116,7 +116,7 @@ FAILED_WITHOUT_ERROR = rule(
     good="conforming/failed.sse",
 )
 INCOMPLETE_WITHOUT_REASON = rule(
-    "LIF011", "incomplete-without-reason", "error",
+    "LIF011", "incomplete-without-reason", "warning",
     "response.incomplete carries no incomplete_details.reason",
     summary="Flags `response.incomplete` without `incomplete_details.reason`.",
     why="Clients decide whether to continue (max_output_tokens) or stop (content_filter) from the reason.",
@@ -135,7 +135,7 @@ RESPONSE_ID_CHANGED = rule(
     good="conforming/text.sse",
 )
 ERROR_EVENT = rule(
-    "LIF013", "error-event", "warning",
+    "LIF013", "error-event", "error",
     "the server sent an error event: {detail}",
     summary="Reports an `error` event in the stream.",
     why="An error event ends the turn: openai-node throws APIError on it; openai-python raises APIError on "
@@ -166,7 +166,7 @@ TOP_LEVEL_ERROR = rule(
     good="conforming/failed.sse",
 )
 SEQUENCE_MISSING = rule(
-    "LIF015", "sequence-number-missing", "error",
+    "LIF015", "sequence-number-missing", "warning",
     "{type} has no sequence_number",
     summary="Flags events without `sequence_number`.",
     why="OpenAI 2.3.0 requires it on every event; clients use it to order and de-duplicate events after a "
@@ -179,7 +179,7 @@ SEQUENCE_MISSING = rule(
     good="conforming/text.sse",
 )
 SEQUENCE_ORDER = rule(
-    "LIF016", "sequence-number-not-increasing", "error",
+    "LIF016", "sequence-number-not-increasing", "warning",
     "sequence_number {got} after {previous}: not strictly increasing",
     summary="Flags a `sequence_number` that is not greater than the previous one.",
     why="Reconnecting clients skip events whose number they think they have seen; two counters (llama.cpp PR "
@@ -201,7 +201,7 @@ TRUNCATED_AS_COMPLETED = rule(
     good="conforming/incomplete.sse",
 )
 USAGE_MALFORMED = rule(
-    "LIF018", "usage-malformed", "error",
+    "LIF018", "usage-malformed", "warning",
     "usage: {detail}",
     summary="Flags a `usage` object missing token counts or carrying non-integers.",
     why="codex parses usage only out of response.completed, as an optional object (null is no usage) of integer "

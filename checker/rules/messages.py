@@ -148,7 +148,7 @@ BEFORE_START = rule(
     good=TEXT,
 )
 AFTER_STOP = rule(
-    "ANT011", "block-event-after-stop", "error",
+    "ANT011", "block-event-after-stop", "warning",
     "{type} for content block {index} after its content_block_stop",
     summary="Flags a delta or a second `content_block_stop` for a block that was already stopped.",
     why="A stopped block is final: listeners that took it at content_block_stop (the SDKs' contentBlock "
@@ -159,7 +159,7 @@ AFTER_STOP = rule(
     good=TEXT,
 )
 NOT_STOPPED = rule(
-    "ANT012", "block-not-stopped", "error",
+    "ANT012", "block-not-stopped", "warning",
     "content block {index} ({block}) not stopped before {before}",
     summary="Flags a content block without `content_block_stop` before `message_delta` (or the end of the "
             "stream).",
@@ -183,7 +183,7 @@ SIGNATURE_MISSING = rule(
     good=THINKING_TOOL,
 )
 REDACTED_DATA = rule(
-    "ANT014", "redacted-thinking-data-missing", "error",
+    "ANT014", "redacted-thinking-data-missing", "warning",
     "redacted_thinking block {index} has no data",
     summary="Flags a `redacted_thinking` block whose `data` is missing or empty.",
     why="A redacted_thinking block carries its encrypted reasoning whole in content_block_start and streams no "
@@ -203,7 +203,7 @@ TOOL_ID_PREFIX = rule(
     good=THINKING_TOOL,
 )
 TOOL_ID_REPEATED = rule(
-    "ANT016", "tool-id-repeated", "error",
+    "ANT016", "tool-id-repeated", "warning",
     "tool_use id {id!r} of block {index} was used by block {first}",
     summary="Flags two tool_use blocks of one message with the same `id`, or one without an id.",
     why="The client answers each call with a tool_result naming its id: two calls with one id cannot both be "
@@ -264,7 +264,7 @@ STOP_REASON_MISSING = rule(
     good=TEXT,
 )
 STOP_REASON_INCONSISTENT = rule(
-    "ANT021", "stop-reason-inconsistent", "error",
+    "ANT021", "stop-reason-inconsistent", "warning",
     "stop_reason {stop_reason!r}, but {why}",
     summary="Flags a stop_reason that contradicts the message: not `tool_use` although a tool_use block was "
             "sent, `tool_use` without one, or not `max_tokens` although the output reached the request's "
@@ -299,7 +299,7 @@ ERROR_EVENT = rule(
     good=TEXT,
 )
 BLOCK_AFTER_DELTA = rule(
-    "ANT024", "block-after-message-delta", "error",
+    "ANT024", "block-after-message-delta", "warning",
     "{type} after message_delta",
     summary="Flags a content block event after `message_delta`, which ends the message's content.",
     why="message_delta comes after the last block; clients that act on its stop_reason (run the tools, show "

@@ -24,7 +24,7 @@ SUMMARY_INDEX_NOT_APPENDED = rule(
     good="conforming/reasoning-summary.sse",
 )
 SUMMARY_INDEX_MISMATCH = rule(
-    "RSN003", "summary-index-mismatch", "error",
+    "RSN003", "summary-index-mismatch", "warning",
     "{type} at summary_index {got}, but the item's open summary part is {expected}",
     summary="Flags summary text events whose summary_index is not the open summary part.",
     why="The summary text is appended to the wrong part, or to none.",
@@ -33,7 +33,7 @@ SUMMARY_INDEX_MISMATCH = rule(
     good="conforming/reasoning-summary.sse",
 )
 SUMMARY_PART_NOT_DONE = rule(
-    "RSN004", "summary-part-not-done", "error",
+    "RSN004", "summary-part-not-done", "warning",
     "reasoning item {item!r} done while summary part {index} is open",
     summary="Flags a reasoning item completed with an open summary part.",
     why="Clients that finalize summaries at reasoning_summary_part.done never see the final summary.",
@@ -41,7 +41,7 @@ SUMMARY_PART_NOT_DONE = rule(
     good="conforming/reasoning-summary.sse",
 )
 AFTER_SUMMARY_DONE = rule(
-    "RSN005", "event-after-summary-done", "error",
+    "RSN005", "event-after-summary-done", "warning",
     "{type} for summary part {index} of item {item!r} after it was done",
     summary="Flags summary text or a second done for a closed summary part.",
     why="The summary is final at reasoning_summary_part.done; later text is handled differently by each client.",

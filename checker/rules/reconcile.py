@@ -5,7 +5,7 @@ from checker.rules.registry import rule
 OPENAPI = "OpenAI OpenAPI 2.3.0 ResponseStreamEvent"
 
 TEXT_DONE_MISMATCH = rule(
-    "REC001", "done-text-mismatch", "error",
+    "REC001", "done-text-mismatch", "warning",
     "{type} text differs from the concatenated deltas ({diff})",
     summary="Flags a text `.done` event whose text is not the concatenation of its deltas.",
     why="Clients that stream deltas and clients that read the done text show different answers "
@@ -14,7 +14,7 @@ TEXT_DONE_MISMATCH = rule(
     good="conforming/text.sse",
 )
 PART_DONE_MISMATCH = rule(
-    "REC002", "part-done-mismatch", "error",
+    "REC002", "part-done-mismatch", "warning",
     "content_part.done text differs from the part's streamed text ({diff})",
     summary="Flags a content_part.done whose part text is not what was streamed into the part.",
     why="The part at done replaces the accumulated one in openai-node's snapshot.",
@@ -66,7 +66,7 @@ COMPLETED_OUTPUT_EMPTY = rule(
     good="conforming/text.sse",
 )
 ARGUMENTS_DONE_MISMATCH = rule(
-    "REC006", "arguments-done-mismatch", "error",
+    "REC006", "arguments-done-mismatch", "warning",
     "function_call_arguments.done arguments differ from the concatenated deltas ({diff})",
     summary="Flags arguments.done whose arguments are not the concatenation of the argument deltas.",
     why="A client that streams arguments and one that reads arguments.done call the tool with different input.",

@@ -11,7 +11,7 @@ from checker.rules.registry import rule
 OPENAPI = "OpenAI OpenAPI 2.3.0 ResponseStreamEvent"
 
 EVENT_SCHEMA = rule(
-    "SCH001", "event-schema-violation", "error",
+    "SCH001", "event-schema-violation", "warning",
     "{type} {where}: {detail}",
     summary="Flags an event field that violates the event's JSON Schema.",
     why="Typed clients (openai-python's pydantic models, openai-node's types, codex's serde structs) read these "
@@ -20,7 +20,7 @@ EVENT_SCHEMA = rule(
     good="conforming/text.sse",
 )
 RESPONSE_SCHEMA = rule(
-    "SCH002", "response-object-violation", "error",
+    "SCH002", "response-object-violation", "warning",
     "{type} response object {where}: {detail}",
     summary="Flags a response object (in created, in_progress, completed, …) that violates the Response schema.",
     why="Typed clients read model, status, output and usage from these objects. No client's final result "
@@ -30,7 +30,7 @@ RESPONSE_SCHEMA = rule(
     good="conforming/text.sse",
 )
 ITEM_SCHEMA = rule(
-    "SCH003", "item-schema-violation", "error",
+    "SCH003", "item-schema-violation", "warning",
     "{type} item {where}: {detail}",
     summary="Flags an output item (in output_item.added/done or a response's output) that violates its schema.",
     why="Items are replayed as the next request's input; a malformed item breaks the next turn as well as this "
@@ -42,7 +42,7 @@ ITEM_SCHEMA = rule(
     good="conforming/reasoning-function-call.sse",
 )
 PART_SCHEMA = rule(
-    "SCH004", "part-schema-violation", "error",
+    "SCH004", "part-schema-violation", "warning",
     "{type} part {where}: {detail}",
     summary="Flags a content or summary part that violates its schema (e.g. an output_text part without "
             "annotations).",
@@ -94,7 +94,7 @@ LOGPROBS_MISSING = rule(
     good="conforming/text.sse",
 )
 VENDOR_EVENT = rule(
-    "SCH009", "vendor-event", "info",
+    "SCH009", "vendor-event", "error",
     "vendor event {type!r} (not part of the OpenAI stream)",
     summary="Reports a namespaced vendor event (`slug:name`), allowed by Open Responses.",
     why="Clients that only know OpenAI's events ignore or reject it; it is legal under Open Responses.",

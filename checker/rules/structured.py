@@ -49,7 +49,7 @@ NOT_JSON = rule(
     good="structured/cases/json-schema.sse",
 )
 SCHEMA_MISMATCH = rule(
-    "FMT002", "structured-output-schema-mismatch", "error",
+    "FMT002", "structured-output-schema-mismatch", "warning",
     "{unit}: the JSON does not match {schema} the request sent with strict ({where}): {detail}",
     summary="Flags an answer whose JSON violates the schema the request sent with `strict: true` (always so on "
             "Anthropic).",
@@ -74,7 +74,7 @@ SCHEMA_MISMATCH_LOOSE = rule(
     good="structured/cases/json-schema.sse",
 )
 NOT_AN_OBJECT = rule(
-    "FMT004", "json-object-not-an-object", "error",
+    "FMT004", "json-object-not-an-object", "warning",
     "{unit}: the text is JSON but {value_type}, not the object JSON mode asks for ({where})",
     summary="Flags a JSON-mode answer (`json_object`) whose JSON is not an object.",
     why="JSON mode (type json_object) promises a JSON object: OpenAI's description says the format "

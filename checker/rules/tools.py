@@ -63,7 +63,7 @@ INPUT_DONE_MISSING = rule(
     good="conforming/mcp-call.sse",
 )
 INPUT_AFTER_DONE = rule(
-    "HST005", "tool-input-after-done", "error",
+    "HST005", "tool-input-after-done", "warning",
     "{type} for {item_type} {item!r} after {done_type}",
     summary="Flags an input delta or a second `.done` after the input's `.done` event (code, MCP arguments, "
             "custom tool input, a shell command or its output).",
