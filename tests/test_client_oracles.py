@@ -35,19 +35,30 @@ import node_oracle
 from checker.captures import sidecar
 from checker.compat import matrix
 from checker.engine import LintResult, StreamLinter
-from checker.http_checks import is_probe_meta
+from checker.http_checks import header, is_probe_meta
 from checker.oracles import Outcome, disagreement
 from checker.oracles import expected_output as _expected
 from checker.profiles import get_profile
 
 
 def _probe_exchange(path: Path) -> bool:
-    meta = sidecar(path, "meta")
-    return meta.is_file() and is_probe_meta(json.loads(meta.read_text()))
+    """A probe's record of an HTTP exchange that is not a whole event stream: a status, a stall, a cut, a
+    non-streaming answer. A streamed 200 that ended complete (a real server's answer, captures/gpt-oss) is what
+    the oracles replay, byte for byte, and is kept."""
+    meta_path = sidecar(path, "meta")
+    if not meta_path.is_file():
+        return False
+    meta = json.loads(meta_path.read_text())
+    if not is_probe_meta(meta):
+        return False
+    whole_stream = (meta.get("status") == 200 and "text/event-stream" in (header(meta, "content-type") or "")
+                    and (meta.get("ending") or {}).get("kind") == "complete" and not meta.get("fault"))
+    return not whole_stream
 
 
-# Probe captures (captures/http: X.meta.json records an HTTP exchange: a status, a stall, a non-streaming
-# answer) are left out: the oracles replay a body as a 200 event stream, which is not what those clients saw.
+# Probe captures that are not whole streams (captures/http: X.meta.json records an HTTP exchange: a status, a
+# stall, a cut, a non-streaming answer) are left out: the oracles replay a body as a 200 event stream that ends
+# complete, which is not what those clients saw.
 # Streams of other dialects are held to their own clients' oracles (captures/messages and Messages streams
 # elsewhere: tests/test_messages_oracles.py; Chat Completions streams, wherever they are: tests/test_chat_oracles.py).
 OTHER_DIALECTS = ("messages",)
@@ -244,3 +255,94 @@ def test_every_verdict_but_ok_says_which_finding_and_what_the_user_sees(path: Pa
         if cell.cause is not None:
             assert "as a conforming stream may" in cell.symptom, (rel(path), cell.client, cell.symptom)
         assert not re.search(r"\{[a-z_]+(![rs])?\}", cell.symptom), (rel(path), cell.client, cell.symptom)
+
+
+# --- output indexes: both SDKs key their items by the exact wire output_index ---------------------------------
+# Whatever value the index has (negative, past a gap, another item's, one past its item's added as the gpt-oss
+# reference server sends every *.done: captures/gpt-oss), the matrix must follow the clients' own lookup
+# (openai-python ResponseStreamState._output_items, openai-node ResponseStream.#outputPositions), not a case.
+
+
+def _indexed(name: str, place: Any) -> bytes:
+    """A reasoning item then a message, every scoped event's output_index rewritten by ``place(type, index)``."""
+    from checker.synth.responses import ResponsesStream, usage
+    from checker.synth.sse import encode
+
+    stream = ResponsesStream(name).start().reasoning_item(text=["Think", "ing."]).message(["Hello", ", world"])
+    stream.completed(usage(5, 4))
+    for event in stream.events:
+        if isinstance(event, dict) and type(event.get("output_index")) is int:
+            event["output_index"] = place(event["type"], event["output_index"])
+    return encode(stream.events)
+
+
+_ADDED = "response.output_item.added"
+_DONES = ("response.output_text.done", "response.reasoning_text.done", "response.content_part.done",
+          "response.output_item.done")
+INDEX_CASES: dict[str, Any] = {
+    # The gpt-oss reference server's shape: items added one index early (the first at -1), done events where
+    # they belong.
+    "added-one-early": lambda t, i: i - 1 if t != "response.output_item.done" and t not in _DONES else i,
+    # Every event of every item at a negative index, consistently.
+    "all-negative": lambda t, i: i - 5,
+    # Consistent indexes with a gap (0, then 2).
+    "gap": lambda t, i: i * 2,
+    # Consistent indexes, but the done events one past their item's.
+    "dones-one-late": lambda t, i: i + 1 if t in _DONES else i,
+    # The message's text events at the reasoning item's index (item_id still the message's).
+    "text-at-reasoning-index": lambda t, i: 0 if t.startswith("response.output_text.") else i,
+    # Only the message's done events at a negative index.
+    "message-done-negative": lambda t, i: -1 if t in _DONES and i == 1 else i,
+}
+
+
+@pytest.fixture(scope="session")
+def index_cases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("index-cases")
+    paths = {}
+    for name, place in INDEX_CASES.items():
+        paths[name] = folder / f"{name}.sse"
+        paths[name].write_bytes(_indexed(name, place))
+    return paths
+
+
+def _agree_on(client: str, data: bytes, outcome: Outcome) -> None:
+    linter = StreamLinter(profile=get_profile("openai"))
+    linter.feed(data)
+    result = linter.close()
+    cell = matrix(result)[client]
+    problem = disagreement(cell.verdict, outcome, result)
+    decided = f"{cell.finding.code} ({cell.symptom})" if cell.finding else "no finding"
+    assert problem is None, f"{problem}; the matrix's reason: {decided}"
+
+
+@pytest.mark.parametrize("name", INDEX_CASES)
+def test_openai_python_finds_items_by_their_wire_index(name: str, index_cases: dict[str, Path]) -> None:
+    from checker.oracles.openai_python import run
+
+    data = index_cases[name].read_bytes()
+    _agree_on("openai-python", data, run(data))
+
+
+@pytest.mark.parametrize("name", INDEX_CASES)
+def test_openai_node_finds_items_by_their_wire_index(name: str, index_cases: dict[str, Path]) -> None:
+    try:
+        target = node_oracle.ensure_installed()
+    except node_oracle.NodeOracleUnavailable as exc:
+        if os.environ.get(node_oracle.REQUIRE_ENV):
+            pytest.fail(f"the openai-node oracle is required here: {exc}")
+        pytest.skip(f"openai-node oracle not available: {exc}")
+    (raw,) = node_oracle.run([index_cases[name]], target)
+    _agree_on("openai-node", index_cases[name].read_bytes(), Outcome.from_dict(raw))
+
+
+def test_the_index_cases_cover_each_way_the_clients_fail() -> None:
+    """The cases are not all alike: each client both works and raises among them, with each of its messages."""
+    from checker.oracles.openai_python import run
+
+    raised = {name: run(_indexed(name, place)).raised for name, place in INDEX_CASES.items()}
+    assert raised["gap"] is None and raised["all-negative"] is None
+    assert raised["dones-one-late"] == ("RuntimeError: Received a content event for output index 2 before receiving "
+                                        "its output item")
+    assert raised["text-at-reasoning-index"] is not None and raised["text-at-reasoning-index"].startswith(
+        "AssertionError")

@@ -5,6 +5,7 @@ from checker.rules.registry import rule
 OPENAPI = "OpenAI OpenAPI 2.3.0 ResponseStreamEvent"
 NODE = "openai-node src/internal/responses/response-accumulator.ts"
 PY = "openai-python src/openai/lib/streaming/responses/_responses.py"
+NODE_STREAM = "openai-node src/lib/responses/ResponseStream.ts (#prepareOutputEvent)"
 
 OUTPUT_INDEX_MISSING = rule(
     "ITM001", "output-index-missing", "error",
@@ -21,9 +22,12 @@ OUTPUT_INDEX_NOT_APPENDED = rule(
     "output_item.added at output_index {got}, expected {expected}",
     summary="Flags an added item whose output_index is not the number of items added so far.",
     why="Items are appended in order from 0 (Open Responses: MUST). openai-python 3.57 keys items by index "
-        "and openai-node 7.59 maps wire indexes to positions, so both tolerate a gap; clients that index an array "
-        "by output_index misplace every later event.",
-    sources=(OPENAPI, NODE, PY),
+        "and openai-node 7.59 maps wire indexes to positions, so both tolerate a gap; but openai-node rejects a "
+        "negative index (\"Invalid response output index.\", as on every event of the gpt-oss reference "
+        "server's first item, added at -1), and clients that index an array by output_index misplace every later "
+        "event.",
+    sources=(OPENAPI, NODE, NODE_STREAM, PY),
+    clients=("openai-node",),
     good="conforming/parallel-function-calls.sse",
 )
 OUTPUT_INDEX_REUSED = rule(
@@ -55,9 +59,12 @@ ITEM_ID_MISMATCH = rule(
     "{type}: item_id {item_id!r} but output_index {index} is item {expected!r}",
     summary="Flags an event whose item_id and output_index name different items.",
     why="Clients that place by index (openai-python) and clients that check the id (openai-node fails "
-        "\"expected item_id\") disagree about the delta's item.",
-    sources=(NODE, PY),
-    clients=("openai-node",),
+        "\"expected item_id\") disagree about the delta's item. Both look the index up first: where no "
+        "output_item.added put an item at it, openai-python raises \"Received a content event for output index N "
+        "before receiving its output item\" on text and argument events (the gpt-oss reference server sends "
+        "every *.done one index past its item's added) and openai-node \"missing output at index N\".",
+    sources=(NODE, NODE_STREAM, PY),
+    clients=("openai-python", "openai-node"),
     good="conforming/reasoning-function-call.sse",
 )
 AFTER_ITEM_DONE = rule(

@@ -17,6 +17,11 @@ tests/conftest.py), the session fixture ``real_llama``:
 When the binary or the model cannot be had, the suite skips with the reason, except in CI (``$CI`` set)
 or with ``SSE_CHECK_REQUIRE_REAL_SERVER=1``, where it fails: a CI run must never pass silently without it.
 
+The session fixture ``gpt_oss`` is OpenAI's gpt-oss reference Responses server (gpt_oss.py here; its pinned
+environment ``tools/envs/gpt-oss.txt``, installed on first use and by ``.ci/run``) with the project's scripted
+token source; ``gpt_oss_stub`` is the same server with the package's own stub model. Where the environment
+cannot be installed they skip with the reason, or fail where the real server is required.
+
 The session fixture ``litellm_proxy`` puts a real LiteLLM proxy in front of that server (litellm_gateway.py
 here; the ``gateway`` extra, which ``make test-real-server`` installs into ``.venv/gateway``). Without the
 ``litellm`` command it skips with the reason, or fails where the real server is required.
@@ -38,6 +43,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+from gpt_oss import GptOssServer, GptOssUnavailable, start_gpt_oss
 from litellm_gateway import Gateway, GatewayUnavailable, find_litellm, start_litellm
 from processes import answers, free_port, read_log, stop_by_pid
 
@@ -247,3 +253,28 @@ def litellm_proxy(real_llama: LlamaServer) -> Iterator[Gateway]:
 def litellm_launcher() -> object:
     """``start_litellm`` itself, for the test of the fixture (the caller stops what it starts)."""
     return start_litellm
+
+
+def _gpt_oss(mode: str) -> Iterator[GptOssServer]:
+    try:
+        server = start_gpt_oss(mode)
+    except GptOssUnavailable as exc:
+        if _required():
+            pytest.fail(f"the gpt-oss server is required here ($CI or ${REQUIRE_ENV} is set): {exc}", pytrace=False)
+        pytest.skip(f"gpt-oss server not available: {exc}")
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="session")
+def gpt_oss() -> Iterator[GptOssServer]:
+    """gpt-oss's reference Responses server with the scripted token source, stopped by its pid at the end."""
+    yield from _gpt_oss("scripted")
+
+
+@pytest.fixture(scope="session")
+def gpt_oss_stub() -> Iterator[GptOssServer]:
+    """The same server with the package's own stub model (one token queue shared by every request)."""
+    yield from _gpt_oss("stub")

@@ -31,6 +31,17 @@ def answers(url: str) -> bool:
         return False
 
 
+def http_status(url: str) -> int | None:
+    """The status a GET of ``url`` answers within two seconds (any status: a server without a health endpoint
+    is up once it answers at all), None when nothing answers."""
+    import httpx
+
+    try:
+        return httpx.get(url, timeout=2).status_code
+    except httpx.HTTPError:
+        return None
+
+
 def read_log(log: IO[bytes]) -> str:
     """Everything the process wrote so far to ``log`` (a file it shares with us)."""
     log.flush()

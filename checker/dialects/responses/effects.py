@@ -24,7 +24,7 @@ Where the facts come from
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, Linted, Verdict, details
+from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, ItemSummary, Linted, Verdict, details
 from checker.dialects.responses.vocabulary import (
     COMPLETED, FAILED, INCOMPLETE, NORMAL_END, OUTPUT_ITEM_DONE, TERMINAL_TYPES,
 )
@@ -99,16 +99,48 @@ def _py_places(f: Finding, r: Linted) -> bool:
     return details(f).get("type") in _PY_PLACED
 
 
-def _index_not_added(f: Finding, r: Linted) -> bool:
-    # openai-python places item events by output_index and ignores item_id: it fails unless an
-    # output_item.added placed an item at that index before the event (an item known only from a later
-    # output_item.done, or added later, does not count; "added_at" is the added event's index).
+def _placed_at(f: Finding, r: Linted) -> ItemSummary | None:
+    """The item the SDKs find at the event's output_index: both key their items by the exact wire index of an
+    earlier output_item.added (openai-python's ``_output_items``, openai-node's ``#outputPositions``), whatever
+    the index is (negative, past a gap, another item's) and whatever item_id the event names. An item known only
+    from a later output_item.done, or added later, is not there; "added_at" is the added event's index."""
     index = details(f).get("index", details(f).get("item"))
     if type(index) is not int:
-        return True
+        return None
     at = f.position.event_index
-    return not any(it.output_index == index and it.added_at is not None
-                   and (at is None or it.added_at < at) for it in r.items)
+    for it in r.items:  # in added order: a second item at the same index made the SDKs raise at its added
+        if it.output_index == index and it.added_at is not None and (at is None or it.added_at < at):
+            return it
+    return None
+
+
+def _index_not_added(f: Finding, r: Linted) -> bool:
+    # openai-python places item events by output_index and ignores item_id: it fails unless an
+    # output_item.added placed an item at that index before the event.
+    return _placed_at(f, r) is None
+
+
+# What openai-python's handle_event asserts of the item it found at the event's output_index (after
+# accumulate_event skipped the event for an item of another type): "assert output.type == ...".
+_PY_ASSERTED_TYPE = {"response.output_text.delta": "message", "response.output_text.done": "message",
+                     "response.function_call_arguments.delta": "function_call"}
+
+
+def _py_not_placed(f: Finding, r: Linted) -> bool:
+    return _py_places(f, r) and _index_not_added(f, r)
+
+
+def _py_placed_on_other_type(f: Finding, r: Linted) -> bool:
+    wanted = _PY_ASSERTED_TYPE.get(str(details(f).get("type")))
+    placed = _placed_at(f, r)
+    return wanted is not None and placed is not None and placed.type != wanted
+
+
+def _negative_index(f: Finding, r: Linted) -> bool:
+    # openai-node's ResponseStream.#prepareOutputEvent rejects any output_index that is not a safe non-negative
+    # integer before it looks anything up ("Invalid response output index."); openai-python keys -1 as any other.
+    index = next((details(f).get(k) for k in ("got", "index", "done") if k in f.details), None)
+    return type(index) is int and index < 0
 
 
 def _bom_before_data(f: Finding, r: Linted) -> bool:
@@ -200,6 +232,9 @@ def _codex_usage_parse_fails(f: Finding, r: Linted) -> bool:
 # (tests/test_compat.py checks it both ways).
 
 _PY_NO_COMPLETED = "RuntimeError: Didn't receive a `response.completed` event."
+_PY_NOT_PLACED = "RuntimeError: Received a content event for output index {index} before receiving its output item"
+_PY_OTHER_TYPE = "AssertionError (handle_event asserts the type of the item at output_index {index}: {type} is another's)"
+_NODE_BAD_INDEX = "OpenAIError: Invalid response output index."
 _NODE_NO_EVENTS = "OpenAIError: request ended without sending any events"
 _NODE_UNHANDLED = "OpenAIError: Unhandled response stream event: unknown"
 _NODE_BAD_JSON = "OpenAIError: Error reading response: malformed server-sent event JSON."
@@ -350,6 +385,10 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-python": (_breaks("RuntimeError: Duplicate response output index None.", when=_several_items),),
         "openai-node": (_breaks("OpenAIError: missing output at index undefined"),),
     },
+    "ITM002": {
+        # openai-python keys items by whatever index they come with; openai-node rejects a negative one.
+        "openai-node": (_breaks(_NODE_BAD_INDEX, when=_negative_index),),
+    },
     "ITM003": {
         "openai-python": (_breaks("RuntimeError: Duplicate response output index {index}."),),
         "openai-node": (_breaks("OpenAIError: Duplicate response output index {index}."),),
@@ -358,18 +397,25 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "ITM004": {
         # Only the events openai-python places (_get_output_item); it never reads hosted-tool, refusal or
         # reasoning events, so an unknown item there does not touch it.
-        "openai-python": (_breaks("RuntimeError: Received a content event for output index {index} before "
-                                  "receiving its output item", when=lambda f, r: _py_places(f, r) and
-                                  _index_not_added(f, r)),),
-        # ResponseStream.#prepareOutputEvent maps the wire output_index first, then validateOutputItemIdentity
-        # compares the item_id.
+        "openai-python": (_breaks(_PY_NOT_PLACED, when=_py_not_placed),
+                          _breaks(_PY_OTHER_TYPE, when=_py_placed_on_other_type)),
+        # ResponseStream.#prepareOutputEvent checks and maps the wire output_index first, then
+        # validateOutputItemIdentity compares the item_id.
         "openai-node": (_breaks("OpenAIError: missing output at index undefined", when=_no_output_index),
+                        _breaks(_NODE_BAD_INDEX, when=_negative_index),
                         _breaks("OpenAIError: missing output at index {index}", when=_index_not_added),
                         _breaks("OpenAIError: expected item_id '…', got '{item}'")),
     },
     "ITM005": {
-        # openai-python places the event by output_index and ignores item_id: its result is the stream's.
-        "openai-node": (_breaks("OpenAIError: expected item_id '…', got '{item_id}'"),),
+        # openai-python places the event by its output_index and ignores item_id: where an earlier
+        # output_item.added put an item of the right type at that index, its result is the stream's; where none
+        # did (an index that moved on, a negative one, one past a gap), it raises (the gpt-oss reference server,
+        # captures/gpt-oss: every *.done event one index past its item's added).
+        "openai-python": (_breaks(_PY_NOT_PLACED, when=_py_not_placed),
+                          _breaks(_PY_OTHER_TYPE, when=_py_placed_on_other_type)),
+        "openai-node": (_breaks(_NODE_BAD_INDEX, when=_negative_index),
+                        _breaks("OpenAIError: missing output at index {index}", when=_index_not_added),
+                        _breaks("OpenAIError: expected item_id '…', got '{item_id}'")),
     },
     "ITM007": {
         # _output_identity + _compatible_output_id: type, id and call_id of every item type, against the item
@@ -378,7 +424,8 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
                                   when=_identity_field_or_moved_onto_another),),
         # validateResponseOutputItemIdentity: type, id, and call_id only of routed calls; the done's
         # output_index must name an added item (#prepareOutputEvent).
-        "openai-node": (_breaks("OpenAIError: missing output at index {done}", when=_moved_nowhere),
+        "openai-node": (_breaks(_NODE_BAD_INDEX, when=_negative_index),
+                        _breaks("OpenAIError: missing output at index {done}", when=_moved_nowhere),
                         _breaks("OpenAIError: expected output item id '…', got '…' (the item at output_index "
                                 "{done} is {other})", when=_field_is("output_index")),
                         _breaks("OpenAIError: expected output item {field} '{added}', got '{done}'",
