@@ -895,6 +895,17 @@ def _() -> str:
     return HEAD + encode(events)
 
 
+@capture("ITM014-output-index-negative",
+         "every index one below its place, the first item's events at -1 (the gpt-oss reference server adds its "
+         "first item at -1)", ["ITM014", "ITM002"])
+def _() -> str:
+    events = events_of(reasoning_text_stream)
+    for e in events:
+        if type(e.get("output_index")) is int:
+            e["output_index"] -= 1
+    return HEAD + encode(events)
+
+
 @capture("ITM003-output-index-reused",
          "both function calls are streamed at output_index 0 (the index is never incremented; LiteLLM #36375)",
          ["ITM003", "ITM005"])

@@ -22,12 +22,9 @@ OUTPUT_INDEX_NOT_APPENDED = rule(
     "output_item.added at output_index {got}, expected {expected}",
     summary="Flags an added item whose output_index is not the number of items added so far.",
     why="Items are appended in order from 0 (Open Responses: MUST). openai-python 3.57 keys items by index "
-        "and openai-node 7.59 maps wire indexes to positions, so both tolerate a gap; but openai-node rejects a "
-        "negative index (\"Invalid response output index.\", as on every event of the gpt-oss reference "
-        "server's first item, added at -1), and clients that index an array by output_index misplace every later "
-        "event.",
-    sources=(OPENAPI, NODE, NODE_STREAM, PY),
-    clients=("openai-node",),
+        "and openai-node 7.59 maps wire indexes to positions, so both tolerate a gap (a negative index is "
+        "ITM014's); clients that index an array by output_index misplace every later event.",
+    sources=(OPENAPI, NODE, PY),
     good="conforming/parallel-function-calls.sse",
 )
 OUTPUT_INDEX_REUSED = rule(
@@ -62,7 +59,8 @@ ITEM_ID_MISMATCH = rule(
         "\"expected item_id\") disagree about the delta's item. Both look the index up first: where no "
         "output_item.added put an item at it, openai-python raises \"Received a content event for output index N "
         "before receiving its output item\" on text and argument events (the gpt-oss reference server sends "
-        "every *.done one index past its item's added) and openai-node \"missing output at index N\".",
+        "every *.done one index past its item's added: captures/gpt-oss) and openai-node \"missing output at index "
+        "N\".",
     sources=(NODE, NODE_STREAM, PY),
     clients=("openai-python", "openai-node"),
     good="conforming/reasoning-function-call.sse",
@@ -145,4 +143,17 @@ DONE_STATUS = rule(
         "done leaves it looking unfinished in history.",
     sources=(OPENAPI,),
     good="conforming/text.sse",
+)
+NEGATIVE_OUTPUT_INDEX = rule(
+    "ITM014", "output-index-negative", "error",
+    "{type} at output_index {index}: an output_index is never negative",
+    summary="Flags an item-scoped event whose output_index is a negative integer.",
+    why="output_index is the item's position in the response's output, from 0. openai-node 7.59 checks it on "
+        "every event before anything else and raises \"Invalid response output index.\" (the gpt-oss reference "
+        "server adds its first item at -1: captures/gpt-oss); openai-python 3.57 keys -1 like any other index, "
+        "so its fate is decided by where the item's other events go (ITM004, ITM005).",
+    sources=(OPENAPI, NODE_STREAM, PY),
+    clients=("openai-node",),
+    bad="rules/ITM014-output-index-negative.sse",
+    good="conforming/reasoning-text.sse",
 )

@@ -147,7 +147,7 @@ def test_the_readiness_table_says_which_clients_it_breaks(gpt_oss: Any) -> None:
         "openai-python": "broken", "openai-node": "broken", "codex": "degraded", "openai-agents": "degraded",
         "anthropic-python": "unknown", "anthropic-ts": "unknown"}  # --api responses: Messages not probed
     assert verdicts["openai-python"]["finding"]["code"] == "ITM005"
-    assert verdicts["openai-node"]["finding"]["code"] == "ITM002"
+    assert verdicts["openai-node"]["finding"]["code"] == "ITM014"
     assert code == 1
 
 

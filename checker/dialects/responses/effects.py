@@ -137,10 +137,14 @@ def _py_placed_on_other_type(f: Finding, r: Linted) -> bool:
 
 
 def _negative_index(f: Finding, r: Linted) -> bool:
-    # openai-node's ResponseStream.#prepareOutputEvent rejects any output_index that is not a safe non-negative
-    # integer before it looks anything up ("Invalid response output index."); openai-python keys -1 as any other.
-    index = next((details(f).get(k) for k in ("got", "index", "done") if k in f.details), None)
+    index = next((details(f).get(k) for k in ("index", "done") if k in f.details), None)
     return type(index) is int and index < 0
+
+
+# openai-node's ResponseStream.#prepareOutputEvent rejects an output_index that is not a safe non-negative
+# integer before it looks anything up: at such an event ITM014 says what it raises, and the lookups these rules
+# describe never happen.
+_ok_where_negative = Effect(Verdict.OK, "", _negative_index)
 
 
 def _bom_before_data(f: Finding, r: Linted) -> bool:
@@ -385,10 +389,6 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-python": (_breaks("RuntimeError: Duplicate response output index None.", when=_several_items),),
         "openai-node": (_breaks("OpenAIError: missing output at index undefined"),),
     },
-    "ITM002": {
-        # openai-python keys items by whatever index they come with; openai-node rejects a negative one.
-        "openai-node": (_breaks(_NODE_BAD_INDEX, when=_negative_index),),
-    },
     "ITM003": {
         "openai-python": (_breaks("RuntimeError: Duplicate response output index {index}."),),
         "openai-node": (_breaks("OpenAIError: Duplicate response output index {index}."),),
@@ -402,7 +402,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         # ResponseStream.#prepareOutputEvent checks and maps the wire output_index first, then
         # validateOutputItemIdentity compares the item_id.
         "openai-node": (_breaks("OpenAIError: missing output at index undefined", when=_no_output_index),
-                        _breaks(_NODE_BAD_INDEX, when=_negative_index),
+                        _ok_where_negative,
                         _breaks("OpenAIError: missing output at index {index}", when=_index_not_added),
                         _breaks("OpenAIError: expected item_id '…', got '{item}'")),
     },
@@ -413,7 +413,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         # captures/gpt-oss: every *.done event one index past its item's added).
         "openai-python": (_breaks(_PY_NOT_PLACED, when=_py_not_placed),
                           _breaks(_PY_OTHER_TYPE, when=_py_placed_on_other_type)),
-        "openai-node": (_breaks(_NODE_BAD_INDEX, when=_negative_index),
+        "openai-node": (_ok_where_negative,
                         _breaks("OpenAIError: missing output at index {index}", when=_index_not_added),
                         _breaks("OpenAIError: expected item_id '…', got '{item_id}'")),
     },
@@ -424,13 +424,14 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
                                   when=_identity_field_or_moved_onto_another),),
         # validateResponseOutputItemIdentity: type, id, and call_id only of routed calls; the done's
         # output_index must name an added item (#prepareOutputEvent).
-        "openai-node": (_breaks(_NODE_BAD_INDEX, when=_negative_index),
+        "openai-node": (_ok_where_negative,
                         _breaks("OpenAIError: missing output at index {done}", when=_moved_nowhere),
                         _breaks("OpenAIError: expected output item id '…', got '…' (the item at output_index "
                                 "{done} is {other})", when=_field_is("output_index")),
                         _breaks("OpenAIError: expected output item {field} '{added}', got '{done}'",
                                 when=_node_compares)),
     },
+    "ITM014": {"openai-node": (_breaks(_NODE_BAD_INDEX),)},
     "ITM008": {
         "openai-node": (_breaks("OpenAIError: missing output at index …"),),
     },

@@ -81,8 +81,8 @@ def _first_delta(self: ResponsesMachine, etype: str, scope: Scope, event: dict[s
     if item is None or item.done or item.type != scope.item_type:
         return False
     index = get("output_index")
-    if index is not None and (type(index) is not int or self.by_index.get(index) is not item):
-        return False
+    if index is not None and (type(index) is not int or index < 0 or self.by_index.get(index) is not item):
+        return False  # a negative index is a finding of its own (ITM014): the general path reports it
     delta = get("delta")
     if type(delta) is not str:
         return False

@@ -217,6 +217,9 @@ class ResponsesMachine:
             # OpenAI's names it does not adopt (response.reasoning_text.*, hosted-tool events). Still unknown
             # for the clients of that description, but the machine follows the item it belongs to.
             out.append(schema.UNKNOWN_EVENT.finding(pos, type=etype))
+        index = event.get("output_index")
+        if type(index) is int and index < 0:
+            out.append(items.NEGATIVE_OUTPUT_INDEX.finding(pos, type=etype, index=index))
         self._item_event(etype, SCOPES[etype], event, pos, out)
         if self.next_run is not None:
             if not out:  # only a delta that broke nothing may start a run

@@ -1,0 +1,60 @@
+"""captures/gpt-oss: the probe of OpenAI's gpt-oss reference Responses server (PyPI gpt-oss 0.0.9), as saved.
+
+Each capture lints as its ``X.expect.json`` declares, through the HTTP checks as ``sse-check lint`` runs them
+(tests/real_server/test_gpt_oss.py holds the live server to the same codes); the real clients' outcomes on the
+whole streams among them are tests/test_client_oracles.py's. See captures/gpt-oss/README.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_http_captures import declared, lint, meta_of
+
+from checker.compat import matrix
+from checker.http_checks import is_probe_meta
+from checker.live.scenarios import BUILTIN
+
+ROOT = Path(__file__).resolve().parents[1]
+GPT_OSS = ROOT / "captures" / "gpt-oss"
+CAPTURES = sorted(GPT_OSS.rglob("*.sse"))
+SCENARIO_FILES = sorted(p.stem for p in (ROOT / "tools" / "gpt-oss" / "scenarios").glob("*.json"))
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(GPT_OSS).as_posix()
+
+
+def test_the_probe_covers_every_built_in_scenario_and_the_gpt_oss_ones() -> None:
+    top = {p.name.removesuffix(".sse") for p in GPT_OSS.glob("*.sse")}
+    assert {s.name for s in BUILTIN} | set(SCENARIO_FILES) <= top
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=rel)
+def test_each_capture_lints_as_declared(path: Path) -> None:
+    assert is_probe_meta(meta_of(path))
+    for profile, codes in declared(path).items():
+        assert {f.code for f in lint(path, profile=profile).findings} == codes, profile
+
+
+@pytest.mark.parametrize("name", ["reasoning_text", "plain_text_low", "invalid_model", "assistant_history.answer",
+                                  "stub/fresh/plain_text_low"])
+def test_every_text_stream_breaks_both_sdks_where_they_really_fail(name: str) -> None:
+    """Where the real clients raise on these bytes (tests/test_client_oracles.py runs them): openai-python at the
+    message's output_text.done (output_index 1, its item added at 0), openai-node at the first event at -1."""
+    cells = matrix(lint(GPT_OSS / f"{name}.sse"))
+    python, node = cells["openai-python"], cells["openai-node"]
+    assert python.finding is not None and node.finding is not None
+    assert (python.finding.code, python.finding.position.event_type) == ("ITM005", "response.output_text.done")
+    assert python.symptom == ("RuntimeError: Received a content event for output index 1 before receiving its "
+                              "output item")
+    assert (node.finding.code, node.symptom) == ("ITM014", "OpenAIError: Invalid response output index.")
+
+
+def test_the_stub_leaks_a_cut_request_into_the_next() -> None:
+    """The same request, after a cut one on the package's stub model, and on a fresh stub."""
+    after_cut, fresh = declared(GPT_OSS / "stub" / "plain_text_low.sse"), declared(GPT_OSS / "stub" / "fresh" /
+                                                                                    "plain_text_low.sse")
+    assert {"HTP012", "LIF006"} <= after_cut["openai"] and not {"HTP012", "LIF006"} & fresh["openai"]
+    assert fresh["openai"] - {"LIF019"} == declared(GPT_OSS / "plain_text_low.sse")["openai"] - {"LIF019"}
