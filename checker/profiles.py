@@ -316,7 +316,59 @@ LLAMA_CPP = Profile(
     ),
 )
 
-PROFILES: dict[str, Profile] = {p.name: p for p in (OPENAI, OPEN_RESPONSES, CODEX, LLAMA_CPP)}
+_GPT_OSS = "gpt-oss 0.0.9 (the reference server, captures/gpt-oss/README.md): "
+
+# OpenAI's reference Responses server (PyPI gpt-oss 0.0.9, gpt_oss/responses_api/api_server.py): what it does
+# on every answer, found by probing it (tests/real_server/test_gpt_oss.py). Known deviations still decide the
+# client matrix: its first item at -1 breaks openai-node, its *.done events one index late break openai-python.
+# Not listed, so reported at full severity: a stream cut mid-answer (HTP012, LIF006: its harmony parser raising
+# on a cut call), a final output that differs from the stream (REC004), anything new.
+GPT_OSS = Profile(
+    name="gpt-oss",
+    description="OpenAI's gpt-oss reference Responses server (PyPI gpt-oss 0.0.9, gpt_oss.responses_api) as found "
+    "against the real server, captures/gpt-oss/README.md: each documented deviation is reported as info, anything "
+    "else at full severity.",
+    known_deviations=(
+        KnownDeviation(code="ITM014", description=_GPT_OSS + "its first item is added and streamed at output_index "
+                       "-1 (the event builder's index starts at -1)"),
+        KnownDeviation(code="ITM002", description=_GPT_OSS + "each item is added one index below its place (the "
+                       "first at -1)"),
+        KnownDeviation(code="ITM005", description=_GPT_OSS + "an item's *.done events come one index past its "
+                       "added, where no item is", when=lambda f: details(f).get("expected") is None),
+        KnownDeviation(code="ITM007", description=_GPT_OSS + "output_item.done one index past its added",
+                       when=lambda f: details(f).get("field") == "output_index" and details(f).get("other") is None),
+        KnownDeviation(code="ITM008", description=_GPT_OSS + "a function call has no output_item.added and no "
+                       "argument events: only its output_item.done"),
+        KnownDeviation(code="ITM012", description=_GPT_OSS + "added items carry status null",
+                       when=_detail("status", None)),
+        KnownDeviation(code="ITM013", description=_GPT_OSS + "a message's done item carries status null",
+                       when=_detail("status", None)),
+        KnownDeviation(code="SCH003", description=_GPT_OSS + "items carry status null",
+                       when=_pointer_matches(r"^/item/status$", "type", "enum")),
+        KnownDeviation(code="SCH004", description=_GPT_OSS + "a text part is added with annotations null",
+                       when=_pointer_matches(r"^/part/annotations$", "type")),
+        KnownDeviation(code="SCH002", description=_GPT_OSS + "the response objects have no tools and no temperature",
+                       when=_missing("tools", "temperature")),
+        KnownDeviation(code="IDS001", description=_GPT_OSS + "message ids are item_…",
+                       when=lambda f: str(details(f).get("id", "")).startswith("item_")),
+        KnownDeviation(code="LIF018", description=_GPT_OSS + "usage has no input/output_tokens_details",
+                       when=_missing("input_tokens_details", "output_tokens_details")),
+        KnownDeviation(code="LIF019", description=_GPT_OSS + "each snapshot's created_at is the second it was made",
+                       when=_detail("field", "created_at")),
+        KnownDeviation(code="LIF017", description=_GPT_OSS + "a max_output_tokens cut is reported as completed"),
+        KnownDeviation(code="LIF008", description=_GPT_OSS + "an item cut by max_output_tokens is never done",
+                       when_stream=lambda f, facts: facts.truncated),
+        KnownDeviation(code="HTP003", description=_GPT_OSS + "errors are FastAPI's {\"detail\": [...]}, not an "
+                       "OpenAI error object", when=_detail("detail", "a JSON object without an `error` member")),
+        KnownDeviation(code="HTP001", description=_GPT_OSS + "what its request model does not take (reasoning "
+                       "effort none, tool_choice required or a named tool, developer messages, non-text input "
+                       "parts) is refused with 422", when=_detail("status", 422)),
+        KnownDeviation(code="HTP005", description=_GPT_OSS + "it serves one model and answers any model name",
+                       when=lambda f: str(details(f).get("what", "")).rpartition("/")[2] == "invalid_model"),
+    ),
+)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (OPENAI, OPEN_RESPONSES, CODEX, LLAMA_CPP, GPT_OSS)}
 
 
 def get_profile(name: str) -> Profile:
