@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help demo typecheck test check test-real-server test-all bench docs snapshots clean
+.PHONY: help demo typecheck test check test-real-server test-all bench docs snapshots mutant-labels mutant-report clean
 
 # `make` alone lists the targets (the first target is the default): the `##` comments below are the list.
 help:  ## list the targets
@@ -124,6 +124,15 @@ docs: $(STAMP)  ## docs/rules, README tables, CONTRIBUTING's layer table
 # run it only when a change of findings is intended, and say why in the commit.
 snapshots: $(STAMP)  ## rewrite tests/snapshots from the corpus (intended changes)
 	$(BIN)/python -m pytest -q tests/test_snapshots.py --update-snapshots
+
+# The mutant corpus's labels (tests/mutant_labels/): every real client installed here run on every mutant of
+# tests/mutant_corpus.py; run it after changing the generator, its sources or a client's pinned release.
+mutant-labels: $(STAMP)  ## run the real clients on the mutant corpus (tests/mutant_labels/)
+	$(PYTHON) tests/node_oracle.py
+	$(BIN)/python tests/mutant_labels.py write
+
+mutant-report: $(STAMP)  ## agreement of the predictions with the mutant labels, per client and class
+	$(BIN)/python tests/mutant_labels.py report
 
 clean:  ## remove .venv, caches and the demo's report
 	rm -rf $(VENV) .pytest_cache .mypy_cache demo-report.html

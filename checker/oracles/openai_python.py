@@ -155,11 +155,22 @@ def final_result(items: Any) -> dict[str, Any]:
 def _item(item: Any) -> OutputItem:
     kind = getattr(item, "type", None)
     text: str | None = None
+    # The SDK builds the final response without validating it (construct): a text the server sent as a number
+    # stays a number there, joined here as its JSON text (what openai-node's join makes of it too).
     if kind == "message":
-        text = "".join(getattr(part, "text", None) or getattr(part, "refusal", None) or ""
-                       for part in getattr(item, "content", None) or ())
+        text = "".join(_str(getattr(part, "text", None) or getattr(part, "refusal", None) or "")
+                       for part in _parts(item))
     elif kind == "function_call":
         text = getattr(item, "arguments", None)
     elif kind == "reasoning":
-        text = "".join(getattr(part, "text", None) or "" for part in getattr(item, "content", None) or ())
+        text = "".join(_str(getattr(part, "text", None) or "") for part in _parts(item))
     return OutputItem(type=kind, id=getattr(item, "id", None), text=text)
+
+
+def _parts(item: Any) -> list[Any]:
+    content = getattr(item, "content", None)
+    return list(content) if isinstance(content, (list, tuple)) else []
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
