@@ -3,11 +3,12 @@
 ``python tests/mutant_labels.py write`` (``make mutant-labels``) builds the mutants of ``tests/mutant_corpus.py``
 from their seed, runs every real client that is installed here on every mutant of its dialect, and writes one
 JSON lines file per dialect and client, ``tests/mutant_labels/<dialect>.<client>.jsonl``: per mutant its id and
-the client's normalised outcome (raised or not, in the client's own words; the final items or completion: text,
-tool calls with arguments, status or finish reason). ``tests/mutant_labels/manifest.json`` records the seed,
-the corpus digest per dialect and each client's version. The runs are batched: the in-process clients
-(openai-python, anthropic-python) are called in one interpreter, the Node clients (openai-node, @anthropic-ai/sdk)
-read a whole batch of mutant files in one process.
+the client's normalised outcome (``checker.oracles.protocol.Outcome``: raised or not, in the client's own words;
+the final text, tool calls with arguments, status or finish reason, and the final items or completion the
+oracles compare). ``tests/mutant_labels/manifest.json`` records the seed, the corpus digest per dialect and each
+client's version. The clients are the registry's (checker/oracles/registry.py: every client registered for the
+dialect and installed here), run by its batch runner over real loopback HTTP: one loopback server and one
+client process per batch of mutants.
 
 ``python tests/mutant_labels.py report`` prints the agreement of sse-check's predictions with the stored labels,
 per dialect, client and mutation class (``N agree of M``), and the disagreeing classes with an example.
@@ -28,10 +29,8 @@ import json
 import os
 import re
 import sys
-import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,13 +44,6 @@ from mutant_corpus import Mutant  # noqa: E402
 
 LABELS = HERE / "mutant_labels"
 MANIFEST = LABELS / "manifest.json"
-# The clients of each dialect that have an oracle here (until the client registry of checker/oracles lands,
-# this names the existing oracles; a client registered there is picked up from it, see _registered).
-LEGACY: dict[str, tuple[str, ...]] = {
-    "responses": ("openai-python", "openai-node"),
-    "chat": ("openai-python", "openai-node"),
-    "messages": ("anthropic-python", "anthropic-ts"),
-}
 BATCH = 400
 
 
@@ -72,186 +64,55 @@ def label_path(dialect: str, client: str) -> Path:
 
 
 # --- running the clients -----------------------------------------------------------------------------------
-
-
-@functools.cache
-def _declaration(source: str) -> Any:
-    from test_corpus import declaration
-
-    return declaration(corpus.CAPTURES / source)
-
-
-def _request(m: Mutant) -> dict[str, Any] | None:
-    return _declaration(m.source).request
-
-
-def _safe(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """The oracle's outcome; where the oracle itself fails (not the client: an oracle never raises for what the
-    client does), that failure, kept as such and left out of every comparison."""
-    try:
-        return run()
-    except Exception as exc:  # noqa: BLE001 - the oracle's own bug, recorded rather than fatal to the batch
-        return {"oracle_failed": f"{type(exc).__name__}: {exc}"}
+#
+# Every client of the registry (checker/oracles/registry.py) that speaks the dialect, run by its batch runner
+# (checker/oracles/runner.py: one loopback server and one client process per batch): a client registered there
+# is labelled here with no change to this file.
 
 
 def _strip(raw: dict[str, Any]) -> dict[str, Any]:
-    """An oracle's outcome without what is the same for every run (client, version, mode) or says nothing of
-    the result (how many events it read)."""
-    return {k: v for k, v in raw.items() if k not in ("client", "version", "mode", "events", "chunks")}
-
-
-def _write_files(folder: Path, items: Sequence[Mutant], with_request: bool) -> list[Path]:
-    paths = []
-    for n, m in enumerate(items):
-        path = folder / f"m{n:05d}.sse"
-        path.write_bytes(m.data)
-        request = _request(m) if with_request else None
-        if request is not None:
-            path.with_name(path.stem + ".request.json").write_text(json.dumps(request))
-        paths.append(path)
-    return paths
-
-
-def _run_openai_python(dialect: str, items: Sequence[Mutant]) -> tuple[str, list[dict[str, Any]]]:
-    import openai
-
-    if dialect == "responses":
-        from checker.oracles.openai_python import run
-
-        outs = [_safe(lambda m=m: run(m.data, mode="client").as_dict()) for m in items]
-    else:
-        from checker.oracles.openai_python_chat import run as run_chat
-
-        def chat(m: Mutant) -> dict[str, Any]:
-            o = run_chat(m.data, request=_request(m))
-            return {"raised": o.raised, "completion": o.completion}
-
-        outs = [_safe(lambda m=m: chat(m)) for m in items]
-    return openai.__version__, [_strip(o) for o in outs]
-
-
-@contextmanager
-def _serve_many(bodies: Sequence[bytes]) -> Iterator[str]:
-    """ONE loopback server for a whole batch: body k answers every request under ``/c/k/`` (200
-    text/event-stream, then the connection is closed, as a server ends a stream); yields the base URL."""
-    import socket
-
-    from checker.oracles.loopback import serve_connections
-
-    def answer(conn: socket.socket) -> None:
-        with conn:
-            conn.settimeout(10)
-            request = b""
-            try:
-                while b"\r\n\r\n" not in request:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        return
-                    request += chunk
-                head, _, rest = request.partition(b"\r\n\r\n")
-                target = head.split(b" ", 2)[1].decode()
-                length = 0
-                for line in head.split(b"\r\n")[1:]:
-                    name, _, value = line.partition(b":")
-                    if name.strip().lower() == b"content-length":
-                        length = int(value.strip() or 0)
-                while len(rest) < length:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    rest += chunk
-                parts = target.split("/")
-                body = bodies[int(parts[2])] if len(parts) > 2 and parts[1] == "c" and parts[2].isdigit() else b""
-                conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
-                             b"connection: close\r\n\r\n" + body)
-            except (OSError, ValueError, IndexError):
-                return
-
-    with serve_connections(answer) as url:
-        yield url
-
-
-def _run_anthropic_python(dialect: str, items: Sequence[Mutant]) -> tuple[str, list[dict[str, Any]]]:
-    import warnings
-
-    import anthropic
-
-    from checker.oracles.anthropic_python import _run_stream
-
-    outs = []
-    with warnings.catch_warnings(), _serve_many([m.data for m in items]) as url:
-        warnings.simplefilter("ignore")
-        # One client (one connection pool) for the batch; each mutant under its own base URL.
-        base = anthropic.Anthropic(api_key="sk-ant-oracle", base_url=url, max_retries=0, timeout=30)
-        try:
-            for k in range(len(items)):
-                client = base.with_options(base_url=f"{url}/c/{k}")
-                outs.append(_strip(_safe(lambda c=client: _run_stream(anthropic, c).as_dict())))
-        finally:
-            base.close()
-    return anthropic.__version__, outs
-
-
-def _run_node(dialect: str, items: Sequence[Mutant], anthropic: bool) -> tuple[str, list[dict[str, Any]]]:
-    import node_oracle
-
-    source = node_oracle.ANTHROPIC if anthropic else node_oracle.SOURCE
-    target = node_oracle.ensure_installed(source)
-    outs: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="sse-check-mutants-") as tmp:
-        for start in range(0, len(items), BATCH):
-            batch = items[start:start + BATCH]
-            for old in Path(tmp).iterdir():
-                old.unlink()
-            paths = _write_files(Path(tmp), batch, with_request=dialect == "responses")
-            if dialect == "chat":
-                raws = node_oracle.run_chat([(p, _request(m)) for p, m in zip(paths, batch, strict=True)], target)
-                outs += [{"raised": r.get("raised"), "completion": _view(r.get("completion"))} for r in raws]
-            else:
-                outs += [_strip(r) for r in node_oracle.run(paths, target)]
-    lock = json.loads((source / "package-lock.json").read_text())
-    package = "@anthropic-ai/sdk" if anthropic else "openai"
-    return lock["packages"][f"node_modules/{package}"]["version"], outs
-
-
-def _view(completion: Any) -> Any:
+    """An outcome as a label: without what is the same for every run (client, version, dialect, mode) or says
+    nothing of the result (how many events it read); a chat completion as the oracles compare it."""
     from checker.oracles.chat import completion_view
 
-    return completion_view(completion) if isinstance(completion, dict) else None
-
-
-RUNNERS: dict[str, Callable[[str, Sequence[Mutant]], tuple[str, list[dict[str, Any]]]]] = {
-    "openai-python": _run_openai_python,
-    "anthropic-python": _run_anthropic_python,
-    "openai-node": lambda d, items: _run_node(d, items, anthropic=False),
-    "anthropic-ts": lambda d, items: _run_node(d, items, anthropic=True),
-}
-
-
-def available(client: str) -> str | None:
-    """Why ``client`` cannot run here, or None."""
-    import importlib.util
-
-    import node_oracle
-
-    if client == "openai-python":
-        return None if importlib.util.find_spec("openai") else "the openai package is not installed"
-    if client == "anthropic-python":
-        return None if importlib.util.find_spec("anthropic") else "the anthropic package is not installed"
-    try:
-        node_oracle.ensure_installed(node_oracle.ANTHROPIC if client == "anthropic-ts" else node_oracle.SOURCE)
-    except node_oracle.NodeOracleUnavailable as exc:
-        return str(exc)
-    return None
+    out = {k: v for k, v in raw.items() if k not in ("client", "version", "dialect", "mode", "events", "chunks")}
+    completion = out.get("completion")
+    # A driver may report the SDK's completion as it is (openai-node) or already as the compared view
+    # (openai-python's in-process oracle): the view is taken of a completion only.
+    if isinstance(completion, dict) and any(isinstance(c, dict) and "message" in c
+                                            for c in completion.get("choices") or ()):
+        out["completion"] = completion_view(completion)
+    if out.get("failure") is not None:  # the oracle could not run the client: no verdict can be read from it
+        out = {"oracle_failed": out["failure"]}
+    return out
 
 
 def clients(dialect: str) -> tuple[str, ...]:
-    return LEGACY[dialect]
+    """The registered real clients that speak ``dialect``, in registry order."""
+    from checker.oracles import registry
+
+    return tuple(c.name for c in registry.for_dialect(dialect))
+
+
+def available(client: str) -> str | None:
+    """Why ``client`` cannot run here (with its install hint), or None."""
+    from checker.oracles import registry
+
+    return registry.unavailable(registry.get(client))
 
 
 def run_client(client: str, dialect: str, items: Sequence[Mutant]) -> tuple[str, list[dict[str, Any]]]:
-    """(version, the normalised outcome of each mutant, in order)."""
-    return RUNNERS[client](dialect, items)
+    """(the client's pinned version, the normalised outcome of each mutant, in order)."""
+    from checker.oracles import registry, runner
+
+    outcomes: list[dict[str, Any]] = []
+    for start in range(0, len(items), BATCH):
+        batch = items[start:start + BATCH]
+        # The source's sidecars give the request (tools, response format) and the recorded headers; the body is
+        # the mutant's.
+        jobs = [runner.job_for(corpus.CAPTURES / m.source, dialect, body=m.data) for m in batch]
+        outcomes += [_strip(o.as_dict()) for o in runner.run_batch(client, jobs)]
+    return registry.get(client).version, outcomes
 
 
 # --- labels ------------------------------------------------------------------------------------------------
@@ -274,12 +135,10 @@ def read_manifest() -> dict[str, Any]:
 
 def write(dialects: Sequence[str], only: Sequence[str] = ()) -> int:
     LABELS.mkdir(exist_ok=True)
-    manifest = read_manifest() or {"seed": corpus.SEED, "dialects": {}, "clients": {}}
-    manifest["seed"] = corpus.SEED
     for dialect in dialects:
         items = corpus.mutants(dialect)
-        manifest["dialects"][dialect] = {"mutants": len(items), "digest": corpus.digest(items),
-                                         "sources": len(corpus.sources(dialect))}
+        _update_manifest(lambda m: m["dialects"].__setitem__(dialect, {
+            "mutants": len(items), "digest": corpus.digest(items), "sources": len(corpus.sources(dialect))}))
         for client in clients(dialect):
             if only and client not in only:
                 continue
@@ -291,10 +150,18 @@ def write(dialects: Sequence[str], only: Sequence[str] = ()) -> int:
             lines = [json.dumps({"id": m.id, **normalised(o)}, ensure_ascii=False, sort_keys=True)
                      for m, o in zip(items, outcomes, strict=True)]
             label_path(dialect, client).write_text("\n".join(lines) + "\n", encoding="utf-8")
-            manifest["clients"][f"{dialect}.{client}"] = {"version": version, "labels": len(lines)}
+            _update_manifest(lambda m: m["clients"].__setitem__(f"{dialect}.{client}",
+                                                                {"version": version, "labels": len(lines)}))
             print(f"{dialect} {client} {version}: {len(lines)} labels", file=sys.stderr)
-    MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return 0
+
+
+def _update_manifest(change: Any) -> None:
+    """Read, change and write the manifest at once (labellers of different clients may run side by side)."""
+    manifest = read_manifest() or {"dialects": {}, "clients": {}}
+    manifest["seed"] = corpus.SEED
+    change(manifest)
+    MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 
 # --- what a label says, and what sse-check predicts --------------------------------------------------------
@@ -309,6 +176,13 @@ class Compared:
     agrees: bool
     decided_by: str
     detail: str
+
+
+@functools.cache
+def _declaration(source: str) -> Any:
+    from test_corpus import declaration
+
+    return declaration(corpus.CAPTURES / source)
 
 
 def lint(m: Mutant) -> tuple[Any, Any]:

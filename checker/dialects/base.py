@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict, cast
@@ -229,6 +230,36 @@ class Effect:
     # client's own error text is written as ``ExceptionType: message``.
     symptom: str
     when: Condition | None = None
+
+
+_INDEX_STEP = re.compile(r"/\d+(?=/|$)")
+
+
+def field_path(finding: Finding) -> str:
+    """A schema finding's pointer with every array index as ``N`` (``/choices/0/delta`` -> ``/choices/N/delta``):
+    the field a client's code reads, whichever element it is."""
+    return _INDEX_STEP.sub("/N", str(details(finding).get("pointer", "")))
+
+
+def on_field(events: tuple[str, ...], paths: tuple[str, ...], *, keywords: tuple[str, ...] = ("type",),
+             missing: tuple[str, ...] = ()) -> Condition:
+    """A schema finding on a field a client dereferences: an event of one of ``events`` (empty: any), at one of
+    ``paths`` (``field_path``), failing one of ``keywords``; for ``required`` also when one of ``missing`` is
+    among the missing properties. The client code that reads the field is what an effect built on it cites."""
+
+    def holds(f: Finding, r: Linted) -> bool:
+        facts = details(f)
+        if events and (facts.get("type") or f.position.event_type) not in events:
+            return False
+        if field_path(f) not in paths:
+            return False
+        keyword = facts.get("keyword")
+        if keyword == "required" and missing:
+            gone = facts.get("missing") or []
+            return any(name in gone for name in missing)
+        return keyword in keywords
+
+    return holds
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,8 +58,9 @@ def _run(call: DriverCall, mode: str) -> Outcome:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pydantic's serialisation warnings: the outcome is what counts
         # The SDK adds /v1 itself.
+        # Plain HTTP to loopback: no certificate store to load (as in checker/oracles/openai_python.py).
         client = anthropic.Anthropic(api_key="sk-ant-oracle", base_url=call.root_url, max_retries=0,
-                                     timeout=call.timeout_s)
+                                     timeout=call.timeout_s, http_client=anthropic.DefaultHttpxClient(verify=False))
         try:
             got = _run_stream(anthropic, client) if mode == "stream" else _run_create(anthropic, client)
         finally:

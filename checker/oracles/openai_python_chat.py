@@ -74,7 +74,9 @@ def _run(call: DriverCall, mode: str) -> ChatOutcome:
     request = call.request
     params = {k: v for k, v in request.items() if k in PASSED}
     messages = request.get("messages") or [{"role": "user", "content": "oracle"}]
-    client = openai.OpenAI(api_key="sk-oracle", base_url=call.base_url, max_retries=0, timeout=call.timeout_s)
+    # Plain HTTP to loopback: no certificate store to load (as in checker/oracles/openai_python.py).
+    client = openai.OpenAI(api_key="sk-oracle", base_url=call.base_url, max_retries=0, timeout=call.timeout_s,
+                           http_client=openai.DefaultHttpxClient(verify=False))
     chunks = 0
     try:
         with warnings.catch_warnings():

@@ -47,8 +47,12 @@ CHUNK_SCHEMA = rule(
             "finish_reason or delta, a content that is not a string, an unknown finish_reason), and a field of a "
             "`stream: false` completion that violates CreateChatCompletionResponse.",
     why="The SDKs construct chunks without validating them, so a wrong shape reaches the user's code as a wrong "
-        "type; typed clients in other languages fail to deserialise the chunk.",
-    sources=(OPENAPI, SPEC),
+        "type; typed clients in other languages fail to deserialise the chunk. The fields the SDKs' accumulators "
+        "dereference (choices, a choice, its delta and logprobs, a tool-call entry and its function; openai-node "
+        "also the role and the call's type) raise when they have the wrong shape; a text field of the wrong "
+        "type is carried into the final message as it came. Any other field is read by no client.",
+    sources=(OPENAPI, SPEC, PY_STATE, PY_DELTAS, NODE_STREAM),
+    clients=("openai-python", "openai-node"),
     good="chat/conforming/text.sse",
 )
 ROLE_MISSING = rule(

@@ -17,7 +17,7 @@ Every verdict here is checked against the real SDKs on every capture of captures
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, Effect, EndEffect, Verdict
+from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, Verdict, on_field
 from checker.dialects.chat.vocabulary import FINISH_PREFIX
 from checker.findings import Finding
 
@@ -104,7 +104,13 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     "CHT005": {
         "openai-python": (_breaks("IndexError: list index out of range (the choice snapshot is looked up by "
                                   "index)", when=lambda f, r: str(f.details.get("problem", "")).startswith(
-                                      ("skips", "not an integer"))),),
+                                      ("skips", "not an integer"))),
+                          # choices[-1] is Python's last choice (or, before any, an IndexError that appends a
+                          # new one): the chunks of the negative index merge into another choice
+                          # (src/openai/lib/streaming/chat/_completions.py _accumulate_chunk).
+                          _degrades("the chunk's delta merges into choices[{choice}] of the snapshot (a negative "
+                                    "index is Python's count from the end): the final choices are mixed",
+                                    when=lambda f, r: f.details.get("problem") == "negative")),
         "openai-node": (
             _breaks("OpenAIError: Cannot read properties of undefined (reading 'message')",
                     when=lambda f, r: str(f.details.get("problem", "")).startswith("skips")),
@@ -165,6 +171,42 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     # (src/lib/ChatCompletionStream.ts); openai-python parses only a pydantic response_format, not a dict.
     "FMT001": {"openai-node": (_breaks(_NODE_BAD_STRUCTURED, when=_detail("kind", "json_schema")),)},
     "FMT006": {"openai-node": (_breaks(_NODE_CUT_STRUCTURED, when=_detail("kind", "json_schema")),)},
+}
+
+
+# CHT002 on a field the accumulators dereference. openai-python src/openai/lib/streaming/chat/_completions.py
+# (ChatCompletionStreamState: `for choice in chunk.choices`, `choice.delta.to_dict()`, `choice.logprobs.content`;
+# src/openai/lib/streaming/_deltas.py accumulate_delta: each tool-call entry's `index`, its `function` merged as
+# an object); openai-node src/lib/ChatCompletionStream.ts (#accumulateChatCompletion: `chunk.choices` iterated,
+# each choice's `delta` destructured, "missing role for choice", "tool call snapshot missing `type`"). A wrong
+# text field is carried into the final message as it came (a number where text belongs). Schema findings on the
+# other fields no client reads (CHT002 names no client): they stay ok.
+_CHOICE = ("/choices/N",)
+_BOTH_READ = (on_field((), ("", "/choices"), missing=("choices",)), on_field((), _CHOICE),
+              on_field((), _CHOICE, keywords=(), missing=("delta",)), on_field((), ("/choices/N/delta",)),
+              on_field((), ("/choices/N/delta/tool_calls/N",)))
+_PY_READS = (on_field((), ("/choices/N/logprobs", "/choices/N/delta/tool_calls/N/function")),)
+_NODE_READS = (on_field((), ("/choices/N/delta/role",), keywords=("type", "enum")),
+               on_field((), ("/choices/N/delta/tool_calls/N/type",), keywords=("enum",)))
+
+
+def _any(*conditions: Condition) -> Condition:
+    return lambda f, r: any(c(f, r) for c in conditions)
+
+
+BY_RULE["CHT002"] = {
+    "openai-python": (
+        _breaks("AttributeError/TypeError/KeyError: ChatCompletionStreamState reads {pointer}", when=_any(*_BOTH_READ, *_PY_READS)),
+        _degrades("the final message carries {pointer} as it came, not as text",
+                  when=on_field((), ("/choices/N/delta/content", "/choices/N/delta/refusal"))),
+    ),
+    "openai-node": (
+        _breaks("OpenAIError: ChatCompletionStream reads {pointer} (Cannot read properties of …)",
+                when=_any(*_BOTH_READ, *_NODE_READS)),
+        _degrades("the final message carries {pointer} as it came, not as the streamed text",
+                  when=on_field((), ("/choices/N/delta/content", "/choices/N/delta/tool_calls/N/id",
+                                     "/choices/N/delta/tool_calls/N/function/name"))),
+    ),
 }
 
 

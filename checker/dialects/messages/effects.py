@@ -21,7 +21,7 @@ tests/test_messages_oracles.py (a loopback server serves the capture; the SDK's 
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, Condition, Effect, Linted, Verdict, details
+from checker.dialects.base import ClientEffects, Condition, Effect, Linted, Verdict, details, on_field
 from checker.findings import Finding
 
 PY, TS = "anthropic-python", "anthropic-ts"
@@ -123,7 +123,10 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     },
     "ANT010": {
         PY: (_breaks(_PY_INDEX, when=_beyond_snapshot), _degrades("the {type} goes into another block")),
-        TS: (_degrades("content.at({index}) finds no block: the {type} is dropped"),),
+        # With no block at all in the snapshot, MessageStream's event handler reads content.at(-1).type first.
+        TS: (_breaks("AnthropicError: Cannot read properties of undefined (reading 'type') (content.at(-1) of a "
+                     "message with no block)", when=lambda f, r: details(f).get("started") == 0),
+             _degrades("content.at({index}) finds no block: the {type} is dropped"),),
     },
     "ANT017": {
         PY: (_breaks("ValueError: Unable to parse tool parameter JSON from model. … Error: {error}",
@@ -173,6 +176,43 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "SSE018": {PY: (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
                TS: (_breaks("SyntaxError: the keepalive is parsed as JSON"),)},
 }
+# SCH001 on a field the accumulators dereference (anthropic-sdk-python src/anthropic/lib/streaming/_messages.py
+# accumulate_event: message_start's message and its content list, each delta's `delta` and its `type`, the block
+# list indexed by `index`, text and thinking joined with `+=`; anthropic-sdk-typescript src/lib/MessageStream.ts
+# #accumulateMessage: the same objects read, `content.push`, `delta.type`, `delta.stop_reason`; its joins are
+# JavaScript's `+`, which turns a number or null into text instead of failing). A schema finding on any other
+# field is left to the fallback (its Rule.clients): these are the fields whose wrong shape raises.
+_MESSAGE = ("message_start",)
+_DELTA, _START, _MSG_DELTA = ("content_block_delta",), ("content_block_start",), ("message_delta",)
+_BOTH_RAISE = (on_field(_MESSAGE, ("", "/message"), keywords=("type",), missing=("message", "content")),
+               on_field(_MESSAGE, ("/message/content",)),
+               on_field(_DELTA, ("", "/delta"), missing=("delta",)),
+               on_field(_MSG_DELTA, ("", "/delta"), missing=("delta",)))
+_BLOCK_STOP = ("content_block_stop",)
+_PY_RAISES = (on_field(_DELTA, ("",), keywords=(), missing=("index",)),
+              on_field(_BLOCK_STOP, ("", "/index"), missing=("index",)),
+              on_field(_DELTA, ("/delta/partial_json",)),
+              on_field(_MSG_DELTA, ("/usage",)), on_field(_MESSAGE, ("/message/usage",)),
+              on_field(_DELTA, ("/delta",), keywords=(), missing=("text", "thinking")),
+              on_field(_DELTA, ("/delta/text", "/delta/thinking")),
+              on_field(_START, ("", "/content_block"), missing=("content_block", "text", "thinking")),
+              on_field(_START, ("/content_block/text", "/content_block/thinking")))
+_TS_JOINS = (on_field(_DELTA, ("/delta/text", "/delta/thinking")),
+             on_field(_DELTA, ("/delta",), keywords=(), missing=("text", "thinking")))
+
+
+def _any(conditions: tuple[Condition, ...]) -> Condition:
+    return lambda f, r: any(c(f, r) for c in conditions)
+
+
+EFFECTS["SCH001"] = {
+    PY: (_breaks("AttributeError/TypeError: get_final_message()'s accumulator reads {pointer} of the {type} "
+                 "(accumulate_event)", when=_any(_BOTH_RAISE + _PY_RAISES)),),
+    TS: (_breaks("AnthropicError: Cannot read properties of … ({pointer} of the {type}: MessageStream)",
+                 when=_any(_BOTH_RAISE)),
+         _degrades("the {type}'s {pointer} is joined into the text as JavaScript's `+` makes it", when=_any(_TS_JOINS))),
+}
+
 # SSE009 (no `event:` line) has the same effects as an event named `ping`: both are skipped by name.
 EFFECTS["SSE009"] = {client: tuple(e for e in effects if e.when is not _named_error)
                      for client, effects in EFFECTS["SSE008"].items()}

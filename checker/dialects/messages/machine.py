@@ -59,6 +59,7 @@ class MessagesMachine:
         self.started_at: int | None = None
         self.message_id: str | None = None
         self.blocks: dict[int, Block] = {}
+        self.appended = 0  # content_block_start events seen: the blocks the clients' snapshot holds
         self.next_index = 0
         self.delta_at: int | None = None
         self.stop_reason: str | None = None
@@ -292,6 +293,10 @@ class MessagesMachine:
 
     def _block_start(self, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:
         index, content = event.get("index"), event.get("content_block")
+        # Both SDKs append every content_block_start's block to their snapshot, whatever its index says
+        # (anthropic-sdk-python lib/streaming/_messages.py accumulate_event: content.append; anthropic-sdk-typescript
+        # src/lib/MessageStream.ts: content.push), and index that list by the later events' index.
+        self.appended += 1
         if type(index) is not int:
             return  # the schema's finding
         if self.delta_at is not None:
@@ -305,7 +310,7 @@ class MessagesMachine:
             return
         if index != self.next_index:
             # `started`: the blocks the clients' snapshot holds, which they index by the events' index.
-            out.append(r.BLOCK_ORDER.finding(pos, got=index, expected=self.next_index, started=len(self.blocks)))
+            out.append(r.BLOCK_ORDER.finding(pos, got=index, expected=self.next_index, started=self.appended - 1))
         self.next_index = max(self.next_index, index + 1)
         content = content if isinstance(content, dict) else {}
         kind = content.get("type")
@@ -381,7 +386,7 @@ class MessagesMachine:
             return None
         block = self.blocks.get(index)
         if block is None:
-            out.append(r.BEFORE_START.finding(pos, type=etype, index=index, started=len(self.blocks)))
+            out.append(r.BEFORE_START.finding(pos, type=etype, index=index, started=self.appended))
             return None
         if block.stopped:
             out.append(r.AFTER_STOP.finding(pos, type=etype, index=index))

@@ -69,6 +69,13 @@ def _beyond_open_part(f: Finding, r: Linted) -> bool:
     return type(got) is not int or type(expected) is not int or got > expected
 
 
+def _node_part_missing(f: Finding, r: Linted) -> bool:
+    """openai-node indexes a JavaScript array: past the parts, or at a negative index, there is no part (Python's
+    negative index is the last part: openai-python finds one)."""
+    got = details(f).get("got")
+    return _beyond_open_part(f, r) or (type(got) is int and got < 0)
+
+
 def _py_text_beyond(f: Finding, r: Linted) -> bool:
     return details(f).get("type") in _PY_TEXT_EVENTS and _beyond_open_part(f, r)
 
@@ -458,7 +465,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         # Misplaced within the parts that exist, the text moves in the streamed snapshot only: the final
         # response is response.completed's.
         "openai-python": (_breaks("IndexError: list index out of range", when=_py_text_beyond),),
-        "openai-node": (_breaks("OpenAIError: missing content at index {got}", when=_beyond_open_part),),
+        "openai-node": (_breaks("OpenAIError: missing content at index {got}", when=_node_part_missing),),
     },
     "CNT004": {
         "openai-python": (_breaks("IndexError: list index out of range", when=_type_in(*_PY_TEXT_EVENTS)),),
