@@ -111,13 +111,13 @@ KNOWN: dict[tuple[str, str, str, str, str], str] = {
         "the client raises where LIF008's effect says it only degrades: the condition under which it raises (the field's type or value) is not in the effects table",
     ('responses', 'openai-python', 'degraded', 'breaks', 'REC003'):  # 7
         "the client raises where REC003's effect says it only degrades: the condition under which it raises (the field's type or value) is not in the effects table",
-    ('responses', 'openai-python', 'degraded', 'breaks', 'REC004'):  # 6
+    ('responses', 'openai-python', 'degraded', 'breaks', 'REC004'):  # 5
         "the client raises where REC004's effect says it only degrades: the condition under which it raises (the field's type or value) is not in the effects table",
     ('responses', 'openai-python', 'degraded', 'ok', 'REC003'):  # 35
         "REC003's effect on this client is predicted whatever the stream carried: its condition does not tell apart the streams where the final result is unchanged",
     ('responses', 'openai-python', 'degraded', 'ok', 'REC004'):  # 37
         "REC004's effect on this client is predicted whatever the stream carried: its condition does not tell apart the streams where the final result is unchanged",
-    ('responses', 'openai-python', 'ok', 'breaks', 'no finding'):  # 40
+    ('responses', 'openai-python', 'ok', 'breaks', 'no finding'):  # 39
         'the client raises on a value no finding blames on it: the schema finding on the field names no client, so the effects table does not say which fields this client dereferences',
     ('responses', 'openai-python', 'ok', 'degraded', 'no finding'):  # 20
         "the client returns a value the stream carried in the wrong type or place, which sse-check's view of the stream leaves out, and no finding gives this client an effect",
