@@ -188,3 +188,14 @@ def test_the_package_stub_leaks_a_cut_request_into_the_next(gpt_oss_stub: Any, t
         {name: recorded_codes(RECORDED / "stub", name) for name in entries}
     assert "HTP012" in recorded_codes(RECORDED / "stub", "plain_text_low")
     assert "HTP012" not in recorded_codes(RECORDED / "stub" / "fresh", "plain_text_low")
+
+
+def test_the_docs_full_probe_is_what_the_server_gives(gpt_oss: Any) -> None:
+    """docs/gpt-oss.md shows one real run under --profile gpt-oss: its table of findings by rule (what the
+    profile leaves above info) is what a probe gives today."""
+    code, report = run_json("probe", gpt_oss.url, *PROBE, "--profile", "gpt-oss")
+    loud = sorted({f["code"] for e in report["files"] for f in e["findings"] if f["severity"] != "info"})
+    text = (ROOT / "docs" / "gpt-oss.md").read_text()
+    table = text.split("findings by rule\n", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert sorted(line.split()[0] for line in table) == loud
+    assert code == 1
