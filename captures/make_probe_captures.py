@@ -223,6 +223,11 @@ def make_http_examples() -> None:
            b"</center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
     example("HTP003-error-body-not-json", html, about="a proxy's HTML error page instead of a JSON error",
             codes=["HTP001", "HTP003"], status=502, reason="Bad Gateway", headers=[["content-type", "text/html"]])
+    detail = compact({"detail": [{"type": "literal_error", "loc": ["body", "reasoning", "effort"],
+                                  "msg": "Input should be 'low', 'medium' or 'high'", "input": "none"}]})
+    example("HTP026-error-body-without-error-object", detail, scenario="malformed_input",
+            about="a 422 with FastAPI's validation body instead of an OpenAI error object (the gpt-oss server)",
+            codes=["HTP026"], status=422, reason="Unprocessable Entity", headers=JSON_HEADERS)
     error_200 = compact({"error": {"message": "Rate limit reached for requests", "type": "requests",
                                    "param": None, "code": "rate_limit_exceeded"}})
     example("HTP004-error-with-ok-status", error_200, about="a JSON error sent with status 200 to a streaming request",

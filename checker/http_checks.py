@@ -58,6 +58,7 @@ from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position
 from checker.nonstream_checks import (
     MAX_KEPT_BODY,
+    NO_ERROR_MEMBER,
     error_object,
     nonstream_findings,
     nonstream_id,
@@ -380,7 +381,10 @@ def _answer_findings(meta: Mapping[str, Any], status: int, kind: str, *, body: b
         head.append(rules.INVALID_ACCEPTED.finding(_START, what=request_checks.shown(malformed), outcome=outcome))
     if not ok:
         if error_obj is None:
-            head.append(rules.ERROR_NOT_JSON.finding(_START, status=status, detail=not_error_json(body, whole)))
+            why = not_error_json(body, whole)
+            # A JSON object of another shape still reads as an error, only without its message and code.
+            rule = rules.ERROR_WITHOUT_ERROR_OBJECT if why == NO_ERROR_MEMBER else rules.ERROR_NOT_JSON
+            head.append(rule.finding(_START, status=status, detail=why))
         elif mtype != "application/json":
             head.append(rules.WRONG_CONTENT_TYPE.finding(_START, value=shown_type, what=f"an HTTP {status} error",
                                                          expected="'application/json'"))

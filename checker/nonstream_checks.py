@@ -195,6 +195,9 @@ def error_object(body: bytes) -> str | None:
     return _clip(_one_line(text), 160)
 
 
+NO_ERROR_MEMBER = "a JSON object without an `error` member"
+
+
 def not_error_json(body: bytes, whole: bool) -> str:
     """Why an error body is not the JSON error object the SDKs read (HTP003), in a few words."""
     if not body:
@@ -207,4 +210,4 @@ def not_error_json(body: bytes, whole: bool) -> str:
         return f"{kind}: {_clip(_one_line(text), 80)!r}" + ("" if whole else " …")
     if not isinstance(obj, dict):
         return f"a JSON {_json_kind(obj)}"
-    return "a JSON object without an `error` member"
+    return NO_ERROR_MEMBER

@@ -358,8 +358,8 @@ GPT_OSS = Profile(
         KnownDeviation(code="LIF017", description=_GPT_OSS + "a max_output_tokens cut is reported as completed"),
         KnownDeviation(code="LIF008", description=_GPT_OSS + "an item cut by max_output_tokens is never done",
                        when_stream=lambda f, facts: facts.truncated),
-        KnownDeviation(code="HTP003", description=_GPT_OSS + "errors are FastAPI's {\"detail\": [...]}, not an "
-                       "OpenAI error object", when=_detail("detail", "a JSON object without an `error` member")),
+        KnownDeviation(code="HTP026", description=_GPT_OSS + "errors are FastAPI's {\"detail\": [...]}, not an "
+                       "OpenAI error object"),
         KnownDeviation(code="HTP001", description=_GPT_OSS + "what its request model does not take (reasoning "
                        "effort none, tool_choice required or a named tool, developer messages, non-text input "
                        "parts) is refused with 422", when=_detail("status", 422)),

@@ -53,6 +53,22 @@ ERROR_NOT_JSON = rule(
     bad="http/HTP003-error-body-not-json.sse",
     good=GOOD,
 )
+ERROR_WITHOUT_ERROR_OBJECT = rule(
+    "HTP026", "error-body-without-error-object", "warning",
+    "error response (HTTP {status}) is JSON without the `error` object the SDKs read: {detail}",
+    summary="Flags an HTTP error whose body is a JSON object without an `error` member (FastAPI's "
+            "`{\"detail\": [...]}`, a framework's own shape) instead of `{\"error\": {...}}`.",
+    why="The request fails as with any error status: openai-python and openai-node raise the same status error "
+        "(UnprocessableEntityError for a 422, found against the gpt-oss reference server: captures/gpt-oss), "
+        "but with no error object to read, openai-python's message is only 'Error code: 422' and `code`, `type` "
+        "and `param` are None (the reason is left in `.body`), so what the user sees and retry logic keyed on "
+        "`code` lose it. No client breaks beyond the refusal itself: a warning (an HTML or text body is "
+        "HTP003's).",
+    sources=(OPENAI_ERRORS, OPENAI_PY, "openai-node src/core/error.ts (APIError.generate)",
+             "FastAPI fastapi/exception_handlers.py (request_validation_exception_handler)"),
+    bad="http/HTP026-error-body-without-error-object.sse",
+    good=GOOD,
+)
 ERROR_WITH_OK_STATUS = rule(
     "HTP004", "error-with-ok-status", "error",
     "HTTP {status} carries an error body: {detail}",
