@@ -53,6 +53,11 @@ MODEL = "gpt-oss-120b"
 VERSION = "0.0.9"
 # The sha256 of o200k_base.tiktoken that openai-harmony checks before it uses a vocabulary file.
 VOCABULARY_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+# What its probe is run with (captures/gpt-oss/README.md): the built-in suite and the scenarios in words its
+# request model takes. A server comparison can probe the ``gpt_oss`` fixture's URL with these, or lint RECORDED.
+SCENARIO_FILES = ROOT / "tools" / "gpt-oss" / "scenarios"
+PROBE_ARGS = ("--model", MODEL, "--scenario-file", str(SCENARIO_FILES))
+RECORDED = ROOT / "captures" / "gpt-oss"
 START_TIMEOUT_S = 120.0  # about 4 s on 2 idle cores (the import of the harmony encoding)
 MODES = ("scripted", "stub")
 # Nothing leaves loopback: no proxy, and no key for the web-search backends it would call for a web_search tool

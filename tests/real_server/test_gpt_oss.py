@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from gpt_oss import MODEL, PROBE_ARGS, RECORDED, SCENARIO_FILES
 from test_real_llama_server import assert_lint_agrees, by_name, run_json
 
 import node_oracle
@@ -34,10 +35,7 @@ from checker.oracles.openai_python import run as run_openai_python
 from checker.profiles import get_profile
 
 ROOT = Path(__file__).resolve().parents[2]
-RECORDED = ROOT / "captures" / "gpt-oss"
-SCENARIO_FILES = ROOT / "tools" / "gpt-oss" / "scenarios"
-MODEL = "gpt-oss-120b"
-PROBE = ("--model", MODEL, "--scenario-file", str(SCENARIO_FILES))
+PROBE = PROBE_ARGS
 # The families of findings a surface flow makes of its steps (not of one body): inputs, tool turns, stored
 # responses, models.
 FLOW_FAMILIES = ("INP", "TUR", "STO", "MOD")
