@@ -11,6 +11,9 @@ CLIENTS: dict[str, str] = {
     "openai-node": "openai-node's response accumulator (src/internal/responses/response-accumulator.ts)",
     "codex": "codex (codex-rs/codex-api/src/sse/responses.rs)",
     "openai-agents": "openai-agents-python (builds the turn from response.completed.response.output)",
+    "claude-code": "Claude Code `claude -p --output-format stream-json` (ANTHROPIC_BASE_URL; its result's is_error)",
+    "langchain": "LangChain's ChatOpenAI / ChatAnthropic `.stream()`, the chunks summed "
+                 "(langchain_openai/chat_models/base.py, langchain_anthropic/chat_models.py)",
     "positional": "a positional strict client that pairs each output_item.added with the next output_item.done",
     "open-responses": "the Open Responses compliance suite (openresponses/openresponses)",
     "anthropic-python": "anthropic-python `messages.stream()` / `get_final_message()` "
@@ -27,6 +30,8 @@ CITED_AS: dict[str, tuple[str, ...]] = {
     "openai-node": ("openai-node ",),
     "codex": ("codex ",),
     "openai-agents": ("openai-agents-python ",),
+    "claude-code": ("claude-code ",),
+    "langchain": ("langchain-openai ", "langchain-anthropic "),
     "positional": ("llama.cpp PR #18486", "LocalAI #9658"),
     "open-responses": ("openresponses ",),
     "anthropic-python": ("anthropic-sdk-python ",),

@@ -342,6 +342,7 @@ class StreamLinter:
             trace=self._trace.entries if self._trace is not None else None,
             texts=summary.texts if self._keep_texts else None,  # kept for a structured check only: not shown
             items=list(summary.items),
+            stop_reason=summary.stop_reason,
         )
 
     def _stop(self, what: str, limit: int, pos: Position | None) -> None:

@@ -63,6 +63,8 @@ class LintResult:
     trace: list["TraceEntry"] | None = None
     # What each item accumulated (the machine's StreamSummary.texts), only with trace or keep_texts.
     texts: list[dict[str, Any]] | None = None
+    # The answer's own word for why it ended (Anthropic's stop_reason; the machine's StreamSummary.stop_reason).
+    stop_reason: str | None = None
 
     def worst(self) -> Severity | None:
         return max((f.severity for f in self.findings), default=None)

@@ -88,11 +88,15 @@ def test_the_registry_versions_are_the_pinned_ones() -> None:
     assert registry.get("openai-python").version == openai.__version__
     assert registry.get("anthropic-python").version == anthropic.__version__
     for client in registry.CLIENTS:
-        if client.driver is not None and client.driver.env and (ROOT / "tools/envs" / client.driver.env
-                                                                / "package.json").is_file():
-            pins = json.loads((ROOT / "tools/envs" / client.driver.env / "package.json").read_text())
-            package = client.package.split(" (")[0]
-            assert pins["dependencies"][package] == client.version, client.name
+        if client.driver is None or not client.driver.env:
+            continue
+        package = client.package.split(" (")[0]
+        for folder in (ROOT / "tools/envs", ROOT / "checker/oracles/pins"):
+            npm, pip = folder / client.driver.env / "package.json", folder / f"{client.driver.env}.txt"
+            if npm.is_file():
+                assert json.loads(npm.read_text())["dependencies"][package] == client.version, client.name
+            if pip.is_file():
+                assert f"{package}=={client.version}" in pip.read_text().splitlines(), client.name
 
 
 def test_tool_names_come_from_the_request_else_from_the_calls_streamed() -> None:

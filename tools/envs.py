@@ -1,208 +1,56 @@
-"""Pinned environments for the test suites: Python venvs and npm folders, cached outside the source tree.
+"""Pinned environments for the test suites: the package's installer with the test suites' own pins added.
 
-The real servers (gpt-oss, ``transformers serve``, vLLM) and the real clients (the Agents SDK, LangChain,
-codex, Claude Code, the Vercel AI SDK) each pin releases that must never change what the checker itself is
-tested with, so each gets an environment of its own, named by its pin files under ``tools/envs/``:
-
-* ``tools/envs/NAME.txt``: a pip requirements file of exact pins (``==``). Lines that start with ``#:`` set
-  how it is installed: ``#: python 3.12`` (the interpreter: ``python3.12`` on PATH, else pyenv's newest
-  3.12.x), ``#: uninstall torchvision torchaudio`` (removed after the install: packages a dependency drags in
-  that do not load beside another pin), ``#: editable`` (this project too, ``pip install -e ROOT``).
-* ``tools/envs/NAME/package.json`` with ``package-lock.json``: an npm folder, installed with ``npm ci``.
-
-An environment is installed once into ``$SSE_CHECK_CACHE/envs/NAME-HASH`` (default ``~/.cache/sse-check``),
-where HASH is taken over its pin files and the interpreter's version: a changed pin gets a fresh install, an
-unchanged one is reused in seconds (a warm CI run). An install that fails leaves no stamp, so the next call
-starts again from nothing. Two processes asking for the same environment at once take turns (a file lock).
+The installer is ``checker/oracles/envs.py`` (read its docstring): Python venvs and npm folders named by pin
+files, installed once into ``~/.cache/sse-check/envs/NAME-HASH`` and reused while the pins are unchanged. It
+ships with sse-check for the real clients the oracles run (``checker/oracles/pins/``); this file adds
+``tools/envs/``, the pins of the real servers the test suites start (gpt-oss, ``transformers serve``, vLLM),
+which are not the product's.
 
 Used by the tests (``from envs import ensure``, with ``tools/`` on ``sys.path``) and by ``.ci/run``:
 ``python3 tools/envs.py install NAME...`` installs (exit 1 and one line per failure), ``python3 tools/envs.py
-path NAME`` prints the folder, ``python3 tools/envs.py list`` the names. Standard library only.
+path NAME`` prints the folder, ``python3 tools/envs.py list`` the names. Standard library only: the installer is
+loaded by its path, without importing the package (whose dependencies this interpreter may not have).
 """
 
 from __future__ import annotations
 
-import argparse
-import fcntl
-import hashlib
-import os
-import re
-import shutil
-import subprocess
+import importlib.util
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PINS = ROOT / "tools" / "envs"
-STAMP = ".sse-check-installed"
-INSTALL_TIMEOUT_S = 3600
 
 
-class EnvUnavailable(Exception):
-    """The environment cannot be installed here (no such interpreter, no npm, the install failed)."""
+def _core():  # type: ignore[no-untyped-def]
+    name = "checker.oracles.envs"
+    if name in sys.modules:  # the package is imported already: share its module (its PIN_DIRS)
+        return sys.modules[name]
+    loaded = importlib.util.spec_from_file_location("sse_check_envs", ROOT / "checker" / "oracles" / "envs.py")
+    assert loaded is not None and loaded.loader is not None
+    module = importlib.util.module_from_spec(loaded)
+    sys.modules["sse_check_envs"] = module  # dataclasses look their module up by name
+    loaded.loader.exec_module(module)
+    return module
 
 
-@dataclass(frozen=True, slots=True)
-class Spec:
-    """One environment's pin files and how to install them."""
+_envs = _core()
+if PINS not in _envs.PIN_DIRS:
+    _envs.PIN_DIRS.insert(0, PINS)
 
-    name: str
-    kind: str  # "python" or "npm"
-    files: tuple[Path, ...]
-    python: str | None = None  # a version prefix such as "3.12"; None: the interpreter running this
-    uninstall: tuple[str, ...] = ()
-    editable: bool = False
-
-
-def cache_root() -> Path:
-    configured = os.environ.get("SSE_CHECK_CACHE")
-    return Path(configured) if configured else Path.home() / ".cache" / "sse-check"
-
-
-def names() -> list[str]:
-    """Every environment tools/envs/ defines."""
-    found = {p.stem for p in PINS.glob("*.txt")} | {p.parent.name for p in PINS.glob("*/package.json")}
-    return sorted(found)
-
-
-def spec(name: str) -> Spec:
-    requirements, package = PINS / f"{name}.txt", PINS / name / "package.json"
-    if requirements.is_file():
-        python, uninstall, editable = None, (), False
-        for line in requirements.read_text().splitlines():
-            if not line.startswith("#:"):
-                continue
-            word, _, rest = line[2:].strip().partition(" ")
-            if word == "python":
-                python = rest.strip()
-            elif word == "uninstall":
-                uninstall = tuple(rest.split())
-            elif word == "editable":
-                editable = True
-            else:
-                raise EnvUnavailable(f"{requirements.relative_to(ROOT)}: unknown directive '#: {word}'")
-        return Spec(name, "python", (requirements,), python, uninstall, editable)
-    if package.is_file():
-        lock = package.parent / "package-lock.json"
-        if not lock.is_file():
-            raise EnvUnavailable(f"{package.parent.relative_to(ROOT)} has no package-lock.json")
-        return Spec(name, "npm", (package, lock))
-    raise EnvUnavailable(f"no environment {name!r} in tools/envs/ (have: {', '.join(names()) or 'none'})")
-
-
-def _interpreter_version(python: str) -> str:
-    proc = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True,
-                          text=True)
-    return proc.stdout.strip()
-
-
-def find_python(version: str | None) -> str:
-    """The interpreter for ``version`` ("3.12"): pyenv's newest X.Y.z, else pythonX.Y on PATH (a pyenv shim
-    on PATH answers only for the version pyenv has selected, so each candidate is asked to run)."""
-    if version is None:
-        return sys.executable
-    candidates: list[str] = []
-    roots = [os.environ.get("PYENV_ROOT"), str(Path.home() / ".pyenv")]
-    for root in dict.fromkeys(filter(None, roots)):
-        versions = sorted((p for p in Path(root, "versions").glob(f"{version}.*")
-                           if re.fullmatch(rf"{re.escape(version)}\.\d+", p.name)),
-                          key=lambda p: int(p.name.rsplit(".", 1)[1]), reverse=True)
-        candidates += [str(p / "bin" / f"python{version}") for p in versions]
-    on_path = shutil.which(f"python{version}")
-    if on_path:
-        candidates.append(on_path)
-    for candidate in candidates:
-        if Path(candidate).is_file() and _interpreter_version(candidate).startswith(version + "."):
-            return candidate
-    raise EnvUnavailable(f"no Python {version} here (neither in pyenv's versions nor python{version} on PATH)")
-
-
-def location(env: Spec) -> Path:
-    digest = hashlib.sha256()
-    for path in env.files:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    if env.kind == "python":
-        digest.update(_interpreter_version(find_python(env.python)).encode())
-    return cache_root() / "envs" / f"{env.name}-{digest.hexdigest()[:12]}"
-
-
-def _run(argv: list[str], cwd: Path | None = None) -> None:
-    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S,
-                          env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
-    if proc.returncode != 0:
-        lines = [line for line in (proc.stderr + proc.stdout).splitlines()
-                 if line.strip() and "is ignored: it is neither a file nor a directory" not in line]
-        raise EnvUnavailable(f"`{' '.join(Path(argv[0]).name if i == 0 else a for i, a in enumerate(argv))}` "
-                             f"failed (exit {proc.returncode}): {(lines or ['no output'])[-1].strip()}")
-
-
-def _install(env: Spec, target: Path) -> None:
-    if env.kind == "python":
-        _run([find_python(env.python), "-m", "venv", str(target)])
-        pip = [str(target / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-        _run([*pip, "-r", str(env.files[0])])
-        if env.editable:
-            _run([*pip, "--no-deps", "-e", str(ROOT)])
-        if env.uninstall:
-            _run([str(target / "bin" / "python"), "-m", "pip", "uninstall", "--quiet", "-y", *env.uninstall])
-        return
-    npm = shutil.which("npm")
-    if npm is None:
-        raise EnvUnavailable(f"npm is needed for the {env.name} environment (not on PATH)")
-    target.mkdir(parents=True)
-    for path in env.files:
-        shutil.copyfile(path, target / path.name)
-    _run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target)
-
-
-def ensure(name: str) -> Path:
-    """The environment's folder, installed on first use (a venv: its ``bin/`` holds the commands; an npm
-    folder: its ``node_modules/``)."""
-    env = spec(name)
-    target = location(env)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.parent / f".{target.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a second installer waits here, then finds the stamp
-        if (target / STAMP).is_file():
-            return target
-        shutil.rmtree(target, ignore_errors=True)  # a half-made install from a run that died
-        try:
-            _install(env, target)
-        except BaseException:
-            shutil.rmtree(target, ignore_errors=True)
-            raise
-        (target / STAMP).write_text(name + "\n")
-    return target
+EnvUnavailable = _envs.EnvUnavailable
+Spec = _envs.Spec
+cache_root = _envs.cache_root
+names = _envs.names
+spec = _envs.spec
+find_python = _envs.find_python
+location = _envs.location
+ensure = _envs.ensure
+installed = _envs.installed
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tools/envs.py", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="the environments tools/envs/ defines")
-    install = sub.add_parser("install", help="install (or reuse) environments")
-    install.add_argument("names", nargs="*", help="default: all of them")
-    path = sub.add_parser("path", help="print an environment's folder, installing it first")
-    path.add_argument("name")
-    args = parser.parse_args(argv)
-    if args.command == "list":
-        print("\n".join(names()))
-        return 0
-    if args.command == "path":
-        try:
-            print(ensure(args.name))
-        except EnvUnavailable as exc:
-            print(f"tools/envs.py: {exc}", file=sys.stderr)
-            return 1
-        return 0
-    failed = 0
-    for name in args.names or names():
-        try:
-            print(f"{name}: {ensure(name)}")
-        except EnvUnavailable as exc:
-            print(f"tools/envs.py: {name}: {exc}", file=sys.stderr)
-            failed += 1
-    return 1 if failed else 0
+    return int(_envs.main(argv, prog="tools/envs.py"))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,9 @@ class ItemSummary:
     done: bool
     # The index of the event that announced it (``output_item.added``); None: it was never announced.
     added_at: int | None
+    # The types of its content parts as streamed (Responses: ``output_text``, ``refusal``); () where the dialect
+    # does not track them.
+    parts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +219,9 @@ class Linted(Protocol):
 
     @property
     def terminals(self) -> tuple[str, ...]: ...
+
+    @property
+    def stop_reason(self) -> str | None: ...
 
 
 Condition = Callable[[Finding, Linted], bool]

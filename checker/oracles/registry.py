@@ -7,20 +7,23 @@ One :class:`RealClient` per client column of the matrix (its ``name`` IS the mat
   and returning an :class:`~checker.oracles.protocol.Outcome`, run in the checker's interpreter (the client
   package must import there: ``package``);
 * ``driver``: a command (:class:`Driver`) speaking the driver protocol of ``checker.oracles.protocol``, run in
-  a pinned environment of its own (``tools/envs/NAME``: an npm folder or a venv, installed by
-  ``python3 tools/envs.py install NAME``). Its argv template may name ``{env}`` (the environment's folder),
-  ``{python}`` (its interpreter, ``{env}/bin/python``), ``{node}`` (node on PATH) and ``{drivers}`` (this
-  package's ``drivers/`` folder, where driver scripts live). Files listed in ``copy`` are copied from
+  a pinned environment of its own (an npm folder or a venv: ``checker/oracles/pins/NAME``, which ships with
+  sse-check and is installed by ``python -m checker.oracles.envs install NAME``, or, for the test suites'
+  own, ``tools/envs/NAME``, installed by ``python3 tools/envs.py install NAME``). Its argv template may name
+  ``{env}`` (the environment's folder), ``{python}`` (its interpreter, ``{env}/bin/python``),
+  ``{interpreter}`` (the Python running sse-check: the standard-library driver of a client that is a program,
+  codex), ``{node}`` (node on PATH) and ``{drivers}`` (this package's ``drivers/`` folder, where driver scripts
+  live). Files listed in ``copy`` are copied from
   ``drivers/`` into the environment's folder before a run (Node resolves a script's imports from the script's
   own folder).
 
 To add a client: one ``RealClient(...)`` in :data:`CLIENTS` (and its driver script under
-``checker/oracles/drivers/`` and pins under ``tools/envs/``); the runner (``checker.oracles.runner``), ``--oracle``,
+``checker/oracles/drivers/`` and pins under ``checker/oracles/pins/``); the runner (``checker.oracles.runner``), ``--oracle``,
 the readiness table and docs/clients.md pick it up from here.
 
 Where an environment lives: ``$SSE_CHECK_ENV_<NAME>`` (NAME upper-cased, ``-`` as ``_``) when set, else the
-folder ``tools/envs.py`` installs it into, when sse-check runs from a source checkout and the environment is
-installed. Nothing is installed from here: a client that is not installed is "not run", with its install hint.
+cache folder ``checker.oracles.envs`` installs it into (``~/.cache/sse-check/envs/NAME-HASH``, keyed by its
+pins), when it is installed. Nothing is installed from here: a client that is not installed is "not run", with its install hint.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ class Driver:
     """An out-of-process client: its environment and its command."""
 
     env: str | None  # tools/envs/NAME; None: the command needs no environment of its own
-    command: tuple[str, ...]  # argv template ({env}, {python}, {node}, {drivers})
+    command: tuple[str, ...]  # argv template ({env}, {python}, {interpreter}, {node}, {drivers})
     batch: bool = False  # accepts --batch (many jobs, one process)
     copy: tuple[str, ...] = ()  # files of drivers/ copied into {env} before a run
     needs: tuple[str, ...] = ()  # programs that must be on PATH ("node")
@@ -99,6 +102,45 @@ CLIENTS: tuple[RealClient, ...] = (
         install="python3 tools/envs.py install anthropic-ts",
         driver=Driver(env="anthropic-ts", command=("{node}", "{env}/anthropic_ts.mjs"), batch=True,
                       copy=("anthropic_ts.mjs", "common.mjs"), needs=("node",))),
+    # The clients below are pinned in checker/oracles/pins (they ship with sse-check: `python -m
+    # checker.oracles.envs install NAME` installs one wherever sse-check is installed).
+    RealClient(
+        name="codex", dialects=("responses",), version="0.169.0", package="@openai/codex (npm)",
+        calls={"responses": "codex exec --json (a custom model provider, wire_api = \"responses\")"},
+        install="python -m checker.oracles.envs install codex",
+        driver=Driver(env="codex", command=("{interpreter}", "{drivers}/codex_driver.py", "--client-dir", "{env}"),
+                      batch=True),
+        notes="codex 0.169.0 refuses wire_api = \"chat\" (\"no longer supported\"): it speaks Responses only. "
+              "Every codex feature that reaches the network is off (plugins and their git marketplace sync, apps, "
+              "model discovery, update checks, analytics, feedback); a tool call gets a plain text second answer "
+              "from the driver's follow-up proxy, so the agent ends its turn."),
+    RealClient(
+        name="claude-code", dialects=("messages",), version="2.1.197", package="@anthropic-ai/claude-code (npm)",
+        calls={"messages": "claude -p --output-format stream-json --verbose (ANTHROPIC_BASE_URL), its result"},
+        install="python -m checker.oracles.envs install claude-code",
+        driver=Driver(env="claude-code", command=("{interpreter}", "{drivers}/claude_code_driver.py", "--client-dir",
+                                                  "{env}"), batch=True),
+        notes="a temporary HOME per run; nonessential traffic, telemetry, error reporting and the auto-updater off, "
+              "retries 0, no non-streaming fallback; a tool_use (or a max_tokens stop, which Claude Code continues) "
+              "gets a plain text second answer from the driver's follow-up proxy; --max-turns 2."),
+    RealClient(
+        name="openai-agents", dialects=("responses", "chat"), version="0.24.0", package="openai-agents (PyPI)",
+        calls={"responses": "Runner.run_streamed(Agent(model=OpenAIResponsesModel(...))) + stream_events()",
+               "chat": "Runner.run_streamed(Agent(model=OpenAIChatCompletionsModel(...))) + stream_events()"},
+        install="python -m checker.oracles.envs install openai-agents",
+        driver=Driver(env="openai-agents", command=("{python}", "{drivers}/openai_agents_driver.py"), batch=True),
+        notes="tracing off; a function tool per function the stream calls (arguments parsed by the SDK's own "
+              "function-tool parser), stop_on_first_tool (one model call)."),
+    RealClient(
+        name="langchain", dialects=("responses", "chat", "messages"), version="1.7.4",
+        package="langchain-openai (PyPI)",
+        calls={"responses": "ChatOpenAI(use_responses_api=True).stream(...), chunks summed",
+               "chat": "ChatOpenAI(use_responses_api=False).stream(...), chunks summed",
+               "messages": "ChatAnthropic(...).stream(...) (langchain-anthropic 1.7.10), chunks summed"},
+        install="python -m checker.oracles.envs install langchain",
+        driver=Driver(env="langchain", command=("{python}", "{drivers}/langchain_driver.py"), batch=True),
+        notes="LangSmith tracing off; the functions the stream calls bound as tools; invalid tool calls are "
+              "reported as errors (LangChain returns them instead of raising)."),
 )
 
 
@@ -119,34 +161,23 @@ def for_dialect(dialect: str) -> list[RealClient]:
 
 
 def env_folder(name: str) -> Path | None:
-    """The installed environment ``name`` (tools/envs/NAME), or None when it is not installed here."""
+    """The installed environment ``name`` (checker/oracles/pins/NAME, or tools/envs/NAME in a source checkout),
+    or None when it is not installed here."""
     configured = os.environ.get("SSE_CHECK_ENV_" + name.upper().replace("-", "_"))
     if configured:
         return Path(configured) if Path(configured).is_dir() else None
-    envs = _envs_module()
-    if envs is None:
-        return None
-    try:
-        folder: Path = envs.location(envs.spec(name))
-    except Exception:  # noqa: BLE001 - no such environment, no such interpreter: not installed here
-        return None
-    return folder if (folder / envs.STAMP).is_file() else None
+    return _envs_module().installed(name)
 
 
-def _envs_module() -> ModuleType | None:
-    """tools/envs.py of the source checkout (loaded by path: tools/ is not a package), or None."""
-    path = _ROOT / "tools" / "envs.py"
-    if not path.is_file():
-        return None
-    if "sse_check_tools_envs" in sys.modules:
-        return sys.modules["sse_check_tools_envs"]
-    spec = importlib.util.spec_from_file_location("sse_check_tools_envs", path)
-    if spec is None or spec.loader is None:
-        return None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["sse_check_tools_envs"] = module
-    spec.loader.exec_module(module)
-    return module
+def _envs_module() -> ModuleType:
+    """The package's installer (checker.oracles.envs), with the test suites' pins (tools/envs) when sse-check
+    runs from a source checkout."""
+    from checker.oracles import envs
+
+    tools = _ROOT / "tools" / "envs"
+    if tools.is_dir() and tools not in envs.PIN_DIRS:
+        envs.PIN_DIRS.append(tools)
+    return envs
 
 
 def unavailable(client: RealClient) -> str | None:
@@ -179,5 +210,6 @@ def command(client: RealClient) -> list[str]:
         if not target.is_file() or target.read_bytes() != source.read_bytes():
             shutil.copyfile(source, target)
     fields = {"env": str(env or ""), "python": str((env or Path(sys.prefix)) / "bin" / "python"),
+              "interpreter": sys.executable,
               "node": shutil.which("node") or "node", "drivers": str(DRIVERS)}
     return [part.format(**fields) for part in driver.command]

@@ -255,10 +255,12 @@ def _names_in(obj: Any, dialect: str) -> list[str]:
     if not isinstance(obj, dict):
         return []
     if dialect == "responses":
-        item = obj.get("item")
-        if isinstance(item, dict) and item.get("type") == "function_call" and isinstance(item.get("name"), str):
-            return [item["name"]]
-        return []
+        # An item event's item, and the items of a snapshot (a call the stream lists only in response.completed
+        # is still one the user's agent declared).
+        response = obj.get("response")
+        items = [obj.get("item"), *((response.get("output") or []) if isinstance(response, dict) else [])]
+        return [item["name"] for item in items if isinstance(item, dict) and item.get("type") == "function_call"
+                and isinstance(item.get("name"), str)]
     if dialect == "messages":
         block = obj.get("content_block")
         if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("name"), str):

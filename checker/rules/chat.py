@@ -151,8 +151,9 @@ TOOL_INDEX_MISSING = rule(
     why="Fragments are joined by index. openai-python's accumulate_delta raises \"Expected list delta entry to "
         "have an `index` key\"; openai-node throws \"Chat completion stream contains an invalid tool call "
         "index\".",
-    sources=(OPENAPI, SPEC, PY_DELTAS, NODE_STREAM),
-    clients=CLIENTS,
+    sources=(OPENAPI, SPEC, PY_DELTAS, NODE_STREAM,
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
+    clients=(*CLIENTS, "openai-agents"),
     good="chat/conforming/tool-call.sse",
 )
 TOOL_START_INCOMPLETE = rule(
@@ -163,8 +164,9 @@ TOOL_START_INCOMPLETE = rule(
         "\"missing choices[N].tool_calls[M].type\" (or function.name) at the end and invents an id "
         "(call_<uuid>) when none came, so the tool result cannot be matched to anything the server knows; "
         "openai-python keeps None.",
-    sources=(OPENAPI, SPEC, NODE_STREAM, PY_STATE),
-    clients=("openai-node",),
+    sources=(OPENAPI, SPEC, NODE_STREAM, PY_STATE,
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
+    clients=("openai-node", "openai-agents"),
     good="chat/conforming/tool-call.sse",
 )
 TOOL_IDENTITY_REPEATED = rule(
@@ -196,8 +198,9 @@ TOOL_INDEX_SHARED = rule(
     summary="Flags a second call (a new id and name) started at a tool-call index that another call holds.",
     why="Each call has its own index; both SDKs merge every fragment of an index into one call, so the two "
         "calls become one with a mixed identity and concatenated arguments, and one call is lost.",
-    sources=(SPEC, PY_DELTAS, NODE_STREAM),
-    clients=CLIENTS,
+    sources=(SPEC, PY_DELTAS, NODE_STREAM,
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
+    clients=(*CLIENTS, "openai-agents"),
     good="chat/conforming/parallel-tool-calls.sse",
 )
 TOOL_ID_DUPLICATE = rule(
@@ -206,8 +209,10 @@ TOOL_ID_DUPLICATE = rule(
     summary="Flags two tool calls of a choice with the same id.",
     why="The client answers each call with a tool message naming its id; two calls with one id cannot both be "
         "answered, and the next request is rejected or pairs the wrong result.",
-    sources=(SPEC, OPENAPI),
+    sources=(SPEC, OPENAPI,
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
     good="chat/conforming/parallel-tool-calls.sse",
+    clients=("openai-agents",),
 )
 ARGUMENTS_INVALID = rule(
     "CHT017", "tool-arguments-invalid-json", "warning",
@@ -218,8 +223,10 @@ ARGUMENTS_INVALID = rule(
     why="The application parses the joined arguments to run the tool (json.loads, JSON.parse); openai-python's "
         "parsed_arguments for a strict tool is built from them. Neither SDK checks them for a plain tool, so "
         "the failure surfaces in the user's code.",
-    sources=(SPEC, PY_STATE),
+    sources=(SPEC, PY_STATE,
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
     good="chat/conforming/tool-call.sse",
+    clients=("openai-agents",),
 )
 ARGUMENTS_NOT_STRING = rule(
     "CHT018", "tool-arguments-not-a-string", "error",
@@ -228,8 +235,10 @@ ARGUMENTS_NOT_STRING = rule(
     why="Arguments stream as pieces of one JSON text. openai-node appends the value to a string "
         "(\"[object Object]\"); openai-python's accumulate_delta cannot join an object to a string and keeps "
         "the string, so the object is lost from the final call.",
-    sources=(OPENAPI, SPEC, PY_DELTAS, NODE_STREAM),
-    clients=CLIENTS,
+    sources=(OPENAPI, SPEC, PY_DELTAS, NODE_STREAM,
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)",
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
+    clients=(*CLIENTS, "langchain", "openai-agents"),
     good="chat/conforming/tool-call.sse",
 )
 ARGUMENTS_REPEATED = rule(
@@ -239,8 +248,10 @@ ARGUMENTS_REPEATED = rule(
             "server that streams the running total instead of the new piece).",
     why="Both SDKs append every fragment, so running totals join into the arguments repeated "
         "(\"{\\\"a\\\"{\\\"a\\\": 1}\"), which no longer parse.",
-    sources=(SPEC, PY_DELTAS, NODE_STREAM),
+    sources=(SPEC, PY_DELTAS, NODE_STREAM,
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
     good="chat/conforming/tool-call.sse",
+    clients=("openai-agents",),
 )
 USAGE_NOT_LAST = rule(
     "CHT020", "usage-chunk-not-last", "error",
@@ -290,8 +301,10 @@ ERROR_OBJECT = rule(
             "200 status).",
     why="Both SDKs raise APIError on a data object with a truthy `error` (openai-python's Stream.__stream__, "
         "openai-node's Stream in legacy mode): the turn fails with the server's message.",
-    sources=(SPEC, PY_STREAM, NODE_CORE),
-    clients=CLIENTS,
+    sources=(SPEC, PY_STREAM, NODE_CORE,
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)",
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
+    clients=(*CLIENTS, "langchain", "openai-agents"),
     good="chat/conforming/text.sse",
 )
 VENDOR_REASONING = rule(

@@ -9,12 +9,14 @@ BOM = rule(
     "stream starts with a UTF-8 byte order mark",
     summary="Flags a capture whose first bytes are the UTF-8 BOM (EF BB BF).",
     why="WHATWG strips one BOM, but openai-python and httpx-sse do not: the first field name becomes "
-        "'\\ufeffevent' (or '\\ufeffdata') and is silently ignored, so the first event loses its type or its data.",
+        "'\\ufeffevent' (or '\\ufeffdata') and is silently ignored, so the first event loses its type or its data; "
+        "codex gets no event at all from such a stream (measured with codex-cli 0.169.0).",
     sources=(WHATWG,
              "openai-python src/openai/_streaming.py (SSEDecoder)",
              "httpx-sse _decoders.py",
-             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
-    clients=("openai-python", "openai-agents"),
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse over eventsource_stream; measured, "
+             "tests/test_real_clients.py)"),
+    clients=("openai-python", "codex"),
     good="conforming/text.sse",
 )
 LONE_CR = rule(
@@ -22,9 +24,12 @@ LONE_CR = rule(
     "line {line} ends with a lone CR",
     summary="Flags lines terminated by a carriage return alone.",
     why="A lone CR is a legal line end for WHATWG, but parsers that split only on '\\n' (the Open Responses "
-        "suite's sse-parser.ts, many ad-hoc clients) see one giant line and lose every event.",
-    sources=(WHATWG, "openresponses src/lib/sse-parser.ts"),
-    clients=("open-responses",),
+        "suite's sse-parser.ts, many ad-hoc clients) see one giant line and lose every event; so does codex "
+        "(measured with codex-cli 0.169.0).",
+    sources=(WHATWG, "openresponses src/lib/sse-parser.ts",
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse over eventsource_stream; measured, "
+             "tests/test_real_clients.py)"),
+    clients=("open-responses", "codex"),
     good="conforming/text.sse",
 )
 MIXED_EOL = rule(
@@ -59,8 +64,9 @@ INVALID_UTF8 = rule(
              "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
              "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
-             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "langchain"),
     good="conforming/text.sse",
 )
 DATA_NOT_JSON = rule(
@@ -73,8 +79,9 @@ DATA_NOT_JSON = rule(
              "openai-python src/openai/_streaming.py",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
              "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
-             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "langchain"),
     good="conforming/text.sse",
 )
 DATA_NOT_OBJECT = rule(
@@ -85,8 +92,9 @@ DATA_NOT_OBJECT = rule(
     sources=("OpenAI OpenAPI 2.3.0 ResponseStreamEvent",
              "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
-             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)"),
-    clients=("openai-python", "openai-node", "codex"),
+             "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "langchain"),
     good="conforming/text.sse",
 )
 EVENT_MISMATCH = rule(
@@ -149,8 +157,9 @@ EMPTY_DATA = rule(
              "httpx-sse _decoders.py",
              "openai-python src/openai/_streaming.py",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
-             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
-    clients=("openai-python", "openai-node", "openai-agents"),
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "openai-agents", "langchain"),
     good="conforming/text.sse",
 )
 BAD_RETRY = rule(
@@ -199,8 +208,9 @@ KEEPALIVE_AS_DATA = rule(
              "llm-gateway#2053",
              "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
-             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
-    clients=("openai-python", "openai-node", "openai-agents"),
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "openai-agents", "langchain"),
     good="conforming/text.sse",
 )
 NUL_BYTES = rule(
@@ -214,8 +224,9 @@ NUL_BYTES = rule(
              "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
              "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
-             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "langchain"),
     good="conforming/text.sse",
 )
 LINE_TOO_LONG = rule(
@@ -248,8 +259,9 @@ NOT_AN_EVENT_STREAM = rule(
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
              "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
              "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
-             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses"),
+             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses", "langchain"),
     good="conforming/text.sse",
 )
 EMPTY_STREAM = rule(
@@ -262,8 +274,9 @@ EMPTY_STREAM = rule(
              "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
              "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
-             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses"),
+             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses", "langchain"),
     good="conforming/text.sse",
 )
 DUPLICATE_KEY = rule(

@@ -100,8 +100,10 @@ KEPT_OPEN = rule(
     summary="Flags a body that does not end promptly after `response.completed`/`incomplete`/`failed`.",
     why="A client that reads until the end of the body waits for nothing: codex hung on such servers until "
         "it learned to stop at the terminal event (codex PR #9170); others still hang or time out.",
-    sources=("codex PR #9170", "OpenAI Responses streaming reference"),
-    clients=("codex",),
+    sources=("codex PR #9170", "OpenAI Responses streaming reference",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream reads to the end of the body, over openai-python's httpx transport; measured, tests/test_real_clients.py)",
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream, which reads to the end of the body; measured, tests/test_real_clients.py)"),
+    clients=("codex", "langchain", "openai-agents"),
     bad="http/HTP006-kept-open-after-terminal.sse",
     good=GOOD,
 )
@@ -158,8 +160,9 @@ STALLED = rule(
              "codex codex-rs/codex-api/src/sse/responses.rs (idle timeout)",
              "openai-python src/openai/_base_client.py (APIStatusError, APIConnectionError, APITimeoutError)",
              "openai-node src/core/error.ts (APIError.generate, APIConnectionError)",
-             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream reads to the end of the body, over openai-python's httpx transport; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "langchain"),
     bad="http/HTP010-stalled.sse",
     good=GOOD,
 )
@@ -170,8 +173,9 @@ TOTAL_TIMEOUT = rule(
     why="A stream that never ends (a runaway generation, a server looping on keepalives) ties up the client "
         "and the server alike; probes and CI need an upper bound.",
     sources=("openai-python src/openai/_constants.py (DEFAULT_TIMEOUT)",
-             "codex codex-rs/codex-client (TransportError)"),
-    clients=("openai-python", "codex"),
+             "codex codex-rs/codex-client (TransportError)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream reads to the end of the body, over openai-python's httpx transport; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "codex", "langchain"),
     bad="http/HTP011-total-timeout.sse",
     good=GOOD,
 )
@@ -187,8 +191,9 @@ CUT_OFF = rule(
              "openai-python src/openai/_base_client.py (APIStatusError, APIConnectionError, APITimeoutError)",
              "openai-node src/core/error.ts (APIError.generate, APIConnectionError)",
              "codex codex-rs/codex-client (TransportError)",
-             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents"),
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream reads to the end of the body, over openai-python's httpx transport; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "langchain"),
     bad="http/HTP012-body-cut-off.sse",
     good=GOOD,
 )

@@ -147,8 +147,9 @@ ERROR_EVENT = rule(
              "openai-python src/openai/lib/streaming/responses/_responses.py (ResponseStreamState, get_final_response)",
              "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)",
              "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
-             "captures/real-openai/vercel-openai-error-1.sse"),
-    clients=("openai-python", "openai-node", "openai-agents"),
+             "captures/real-openai/vercel-openai-error-1.sse",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "openai-agents", "langchain"),
     good="conforming/failed.sse",
 )
 TOP_LEVEL_ERROR = rule(
@@ -161,8 +162,9 @@ TOP_LEVEL_ERROR = rule(
     sources=("openai-python src/openai/_streaming.py",
              "llama.cpp PR #18486",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
-             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)"),
-    clients=("openai-python", "openai-node", "openai-agents"),
+             "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "openai-agents", "langchain"),
     good="conforming/failed.sse",
 )
 SEQUENCE_MISSING = rule(

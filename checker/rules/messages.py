@@ -46,8 +46,9 @@ START_MISSING = rule(
     why="Without message_start there is no message: anthropic-python's get_final_message() fails its "
         "`assert self.__final_message_snapshot is not None`; @anthropic-ai/sdk's finalMessage() rejects with "
         "\"stream ended without producing a Message with role=assistant\".",
-    sources=(SPEC, PY_FINAL, TS_FINAL),
-    clients=BOTH,
+    sources=(SPEC, PY_FINAL, TS_FINAL,
+             "claude-code measured: claude -p 2.1.197 over a loopback server (tests/test_real_clients.py; its bundled Messages stream reader)"),
+    clients=(*BOTH, "claude-code"),
     bad=_bad("ANT002", "message-start-missing"),
     good=TEXT,
 )
@@ -131,8 +132,9 @@ DELTA_MISMATCH = rule(
             "`thinking_delta`/`signature_delta` → thinking, `input_json_delta` → tool_use/server_tool_use.",
     why="Both SDKs apply a delta only to a block of its type and drop it silently otherwise: the text, "
         "reasoning or tool input it carried is missing from the final message.",
-    sources=(SPEC, PY, TS),
-    clients=BOTH,
+    sources=(SPEC, PY, TS,
+             "claude-code measured: claude -p 2.1.197 over a loopback server (tests/test_real_clients.py; its bundled Messages stream reader)"),
+    clients=(*BOTH, "claude-code"),
     bad=_bad("ANT009", "delta-type-mismatch"),
     good=THINKING_TOOL,
 )
@@ -142,8 +144,9 @@ BEFORE_START = rule(
     summary="Flags a `content_block_delta` or `content_block_stop` for an index with no `content_block_start`.",
     why="anthropic-python indexes its snapshot's content by the event's index (IndexError: list index out of "
         "range); @anthropic-ai/sdk finds no block there and drops the delta.",
-    sources=(SPEC, PY, TS),
-    clients=BOTH,
+    sources=(SPEC, PY, TS,
+             "claude-code measured: claude -p 2.1.197 over a loopback server (tests/test_real_clients.py; its bundled Messages stream reader)"),
+    clients=(*BOTH, "claude-code"),
     bad=_bad("ANT010", "block-event-before-start"),
     good=TEXT,
 )
@@ -221,8 +224,9 @@ TOOL_INPUT = rule(
         "to parse tool parameter JSON from model\" on text that cannot become JSON; a prefix cut short parses "
         "as a partial object, so both SDKs return a tool input with fields missing; @anthropic-ai/sdk parses "
         "it when `input` is read.",
-    sources=(SPEC, PY, "anthropic-sdk-typescript src/internal/message-stream-utils.ts (withLazyInput)"),
-    clients=BOTH,
+    sources=(SPEC, PY, "anthropic-sdk-typescript src/internal/message-stream-utils.ts (withLazyInput)",
+             "langchain-anthropic langchain_anthropic/chat_models.py (ChatAnthropic.stream over anthropic-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=(*BOTH, "langchain"),
     bad=_bad("ANT017", "tool-input-not-json"),
     good=THINKING_TOOL,
 )
@@ -293,8 +297,10 @@ ERROR_EVENT = rule(
     summary="Reports an `error` event (Anthropic's mid-stream error, e.g. overloaded_error).",
     why="Both SDKs raise on `event: error` (anthropic-python an APIStatusError from the body, @anthropic-ai/sdk "
         "an APIError): the answer is lost. It is legal, but a probe or CI run should see it.",
-    sources=(SPEC, PY_SSE, TS_SSE),
-    clients=BOTH,
+    sources=(SPEC, PY_SSE, TS_SSE,
+             "langchain-anthropic langchain_anthropic/chat_models.py (ChatAnthropic.stream over anthropic-python's Stream; measured, tests/test_real_clients.py)",
+             "claude-code measured: claude -p 2.1.197 over a loopback server (tests/test_real_clients.py; its bundled Messages stream reader)"),
+    clients=(*BOTH, "langchain", "claude-code"),
     bad=_bad("ANT023", "message-error-event"),
     good=TEXT,
 )

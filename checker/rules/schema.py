@@ -116,7 +116,8 @@ WRONG_API = rule(
              "openai-node src/internal/responses/response-accumulator.ts",
              "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
              "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
-             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses"),
+             "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)",
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses", "langchain"),
     good="conforming/text.sse",
 )

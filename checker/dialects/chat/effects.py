@@ -21,12 +21,14 @@ from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, V
 from checker.dialects.chat.vocabulary import FINISH_PREFIX
 from checker.findings import Finding
 
-CLIENTS = ("openai-python", "openai-node")
+CLIENTS = ("openai-python", "openai-node", "openai-agents", "langchain")
 _PY_LENGTH = ("get_final_completion() raises LengthFinishReasonError: Could not parse response content as the "
               "length limit was reached")
 _PY_FILTER = ("get_final_completion() raises ContentFilterFinishReasonError: Could not parse response content as "
               "the request was rejected by the content filter")
 _NODE_BAD_JSON = "OpenAIError: Error reading response: malformed server-sent event JSON."
+# LangChain's ChatOpenAI and the Agents SDK read the stream with openai-python's decoder (their own pinned openai 3.60.0).
+_LC_DECODER = "the error of openai-python's decoder (UnicodeDecodeError, json.JSONDecodeError), raised in the user's loop"
 _NODE_BAD_STRUCTURED = "OpenAIError: Error reading response: invalid structured output JSON."
 _NODE_CUT_STRUCTURED = "LengthFinishReasonError: Could not parse response content as the length limit was reached"
 
@@ -74,13 +76,21 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     # -- framing (the engine's rules, as they touch a chat stream) --------------------------------------
     "SSE004": {"openai-node": (_breaks(_NODE_BAD_JSON, when=_partial_json_cut),)},
     "SSE005": {"openai-python": (_breaks("UnicodeDecodeError: 'utf-8' codec can't decode byte …"),),
-               "openai-node": (_degrades("the bytes decode as U+FFFD: the text is corrupted"),)},
+               "openai-node": (_degrades("the bytes decode as U+FFFD: the text is corrupted"),),
+               "langchain": (_breaks(_LC_DECODER),),
+               "openai-agents": (_breaks(_LC_DECODER),)},
     "SSE006": {"openai-python": (_breaks("json.JSONDecodeError on the chunk's data"),),
-               "openai-node": (_breaks(_NODE_BAD_JSON),)},
+               "openai-node": (_breaks(_NODE_BAD_JSON),),
+               "langchain": (_breaks(_LC_DECODER),),
+               "openai-agents": (_breaks(_LC_DECODER),)},
     "SSE013": {"openai-python": (_breaks("json.JSONDecodeError: Expecting value (an event with empty data)"),),
-               "openai-node": (_breaks(_NODE_BAD_JSON),)},
+               "openai-node": (_breaks(_NODE_BAD_JSON),),
+               "langchain": (_breaks(_LC_DECODER),),
+               "openai-agents": (_breaks(_LC_DECODER),)},
     "SSE018": {"openai-python": (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
-               "openai-node": (_breaks(_NODE_BAD_JSON),)},
+               "openai-node": (_breaks(_NODE_BAD_JSON),),
+               "langchain": (_breaks(_LC_DECODER),),
+               "openai-agents": (_breaks(_LC_DECODER),)},
     # Both SDKs stop reading at [DONE] (openai-python Stream.__stream__, openai-node Stream): what follows it
     # is never seen, and the completion is the one [DONE] ended.
     "SSE010": {},
@@ -134,12 +144,14 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     "CHT011": {
         "openai-python": (_breaks("RuntimeError: Expected list delta entry to have an `index` key; …"),),
         "openai-node": (_breaks("OpenAIError: Chat completion stream contains an invalid tool call index: …"),),
+        "openai-agents": (_breaks("ModelBehaviorError: Tool invocations require a non-empty string call ID before execution."),),
     },
     "CHT012": {
         "openai-node": (_breaks("OpenAIError: missing choices[{index}].tool_calls[{call}].type (or function.name)",
                                 when=_names_missing),
                         _degrades("finalChatCompletion() invents the id (call_<uuid>): the tool result answers a "
                                   "call the server never made")),
+        "openai-agents": (_breaks("ModelBehaviorError: the call cannot be run (no call ID, or no tool of that name)"),),
     },
     "CHT013": {"openai-python": (_degrades("the final call's {field} is the values concatenated "
                                            "({value!r} twice)", when=_not_type),)},
@@ -150,11 +162,21 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     "CHT015": {
         "openai-python": (_degrades("the two calls become one: ids, names and arguments concatenated"),),
         "openai-node": (_degrades("the two calls become one, named {name!r}, with both calls' arguments"),),
+        "openai-agents": (_breaks("ModelBehaviorError: Invalid JSON input for tool … (the two calls' arguments are one text)"),),
     },
     "CHT018": {
         "openai-python": (_degrades("accumulate_delta drops the object: the final arguments lack it"),),
         "openai-node": (_degrades("the object is appended as a string: the arguments read \"[object Object]\""),),
+        "langchain": (_breaks("pydantic ValidationError: 1 validation error for AIMessageChunk (the arguments are "
+                              "not a string)"),),
+        "openai-agents": (_breaks("TypeError: can only concatenate str (not \"dict\") to str"),),
     },
+    # The Agents SDK runs each tool call it assembled (a function tool per name) and checks the calls first.
+    "CHT016": {"openai-agents": (_breaks("ModelBehaviorError: Model reused a tool call ID for a different invocation "
+                                         "in one response. Use a unique call ID for each tool invocation."),)},
+    "CHT017": {"openai-agents": (_breaks("ModelBehaviorError: Invalid JSON input for tool {name}"),)},
+    "CHT019": {"openai-agents": (_breaks("ModelBehaviorError: Invalid JSON input for tool {name} (the arguments "
+                                         "twice)"),)},
     # -- usage, errors, vendor fields ----------------------------------------------------------------------
     "CHT020": {
         "openai-python": (_degrades("get_final_completion().usage is the last chunk's: {what}None"),),
@@ -163,6 +185,8 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     "CHT024": {
         "openai-python": (_breaks("APIError: the error's message (Stream.__stream__)"),),
         "openai-node": (_breaks("APIError: the error's message (Stream, legacy mode)"),),
+        "langchain": (_breaks("APIError: the error's message (openai-python's Stream)"),),
+        "openai-agents": (_breaks("APIError: the error's message (openai-python's Stream)"),),
     },
     "CHT025": {"openai-node": (_degrades("finalChatCompletion() keeps only the last {field} fragment: the "
                                          "reasoning text is lost"),)},
@@ -215,7 +239,17 @@ def _ended_with(*reasons: str) -> object:
     return lambda r: any(t in ends for t in r.terminals)
 
 
+def _refused(result: object) -> bool:
+    return any("refusal" in item.parts for item in result.items)  # type: ignore[attr-defined]
+
+
 AT_END: dict[str, tuple[EndEffect, ...]] = {
+    "openai-agents": (
+        EndEffect(Verdict.BREAKS, "ModelRefusalError: Model refused to produce output: … (a choice refuses, as a "
+                                  "conforming stream may; the run raises it)", _refused,  # type: ignore[arg-type]
+                  "openai-agents-python src/agents/exceptions.py (ModelRefusalError, raised by the run for a refusal; "
+                  "measured, tests/test_real_clients.py)"),
+    ),
     "openai-python": (
         EndEffect(Verdict.BREAKS, f"{_PY_LENGTH} (a choice ends with {{terminal}}, as a conforming stream may; "
                                   "get_final_completion() returns only an uncut completion)",

@@ -382,7 +382,9 @@ class ChatMachine:
             response_id=(self.first or {}).get("id"),
             truncated=self.truncated,
             items=tuple(ItemSummary(id=None, type="choice", output_index=state.index, done=state.finish is not None,
-                                    added_at=state.first_event) for state in ordered),
+                                    added_at=state.first_event,
+                                    parts=tuple(name for name, length in state.lengths.items() if length))
+                        for state in ordered),
             texts=[_report_item(state) for state in ordered] if self.keep_texts else None,
         )
 

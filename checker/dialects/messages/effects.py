@@ -21,11 +21,12 @@ tests/test_messages_oracles.py (a loopback server serves the capture; the SDK's 
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, Condition, Effect, Linted, Verdict, details, on_field
+from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, Linted, Verdict, details, on_field
 from checker.findings import Finding
 
 PY, TS = "anthropic-python", "anthropic-ts"
-CLIENTS = (PY, TS)
+LC, CC = "langchain", "claude-code"
+CLIENTS = (PY, TS, CC, LC)
 
 _TS_NO_MESSAGE = "AnthropicError: stream ended without producing a Message with role=assistant"
 _TS_NO_CHUNKS = "AnthropicError: request ended without sending any chunks"
@@ -89,7 +90,8 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
                      "before message_start is not in the snapshot)", when=_early_block_start),
              _degrades("the {type} before message_start is not accumulated")),
     },
-    "ANT002": {PY: (_breaks(_PY_NO_SNAPSHOT),), TS: (_breaks(_TS_NO_CHUNKS),)},
+    "ANT002": {PY: (_breaks(_PY_NO_SNAPSHOT),), TS: (_breaks(_TS_NO_CHUNKS),),
+               CC: (_breaks("API Error: Message not found"),)},
     "ANT003": {TS: (_breaks("AnthropicError: Unexpected event order, got message_start before receiving "
                             "\"message_stop\""),)},
     "ANT005": {
@@ -120,9 +122,11 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "ANT009": {
         PY: (_degrades("the {delta} is dropped: the {block} block misses it"),),
         TS: (_degrades("the {delta} is dropped: the {block} block misses it"),),
+        CC: (_breaks("API Error: Content block is not a {block} block"),),
     },
     "ANT010": {
         PY: (_breaks(_PY_INDEX, when=_beyond_snapshot), _degrades("the {type} goes into another block")),
+        CC: (_breaks("API Error: Content block not found"),),
         # With no block at all in the snapshot, MessageStream's event handler reads content.at(-1).type first.
         TS: (_breaks("AnthropicError: Cannot read properties of undefined (reading 'type') (content.at(-1) of a "
                      "message with no block)", when=lambda f, r: details(f).get("started") == 0),
@@ -137,6 +141,9 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
                      when=_detail_is("kind", "invalid", "trailing")),
              _degrades("the tool input is the partial parse of the text ({error})", when=_detail_is("kind", "cut")),
              _degrades("the tool input is not an object", when=_detail_is("kind", "not-object"))),
+        # ChatAnthropic parses tool input with a partial-JSON parser: a cut input is repaired, text it cannot
+        # parse lands in invalid_tool_calls (no tool call to run).
+        LC: (_breaks("the call lands in invalid_tool_calls: {error}", when=_detail_is("kind", "invalid", "trailing")),),
     },
     # -- the end of the message ---------------------------------------------------------------------------
     "ANT018": {
@@ -151,10 +158,14 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     "ANT023": {
         PY: (_breaks("APIStatusError: {detail}"),),
         TS: (_breaks("APIError: {detail}"),),
+        LC: (_breaks("APIStatusError: {detail} (anthropic-python's Stream)"),),
+        CC: (_breaks("API Error: {detail}"),),
     },
     # -- framing, as these SDKs read it ----------------------------------------------------------------------
     "SSE006": {PY: (_breaks("json.JSONDecodeError on the event's data"),),
-               TS: (_breaks("SyntaxError: the event's data is not JSON (JSON.parse)"),)},
+               TS: (_breaks("SyntaxError: the event's data is not JSON (JSON.parse)"),),
+               LC: (_breaks("json.JSONDecodeError on the event's data (anthropic-python's Stream)"),),
+               CC: (_breaks("API Error: JSON Parse error: … (the result is_error)"),)},
     "SSE008": {
         PY: (_breaks("APIStatusError: the event is named `error`", when=_named_error),
              _breaks(_PY_NO_SNAPSHOT + " " + _DROPPED_START.strip(), when=_dropped_as("message_start")),
@@ -174,7 +185,8 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
                      "\"message_stop\"", when=_event_is("message_start")),),
     },
     "SSE018": {PY: (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
-               TS: (_breaks("SyntaxError: the keepalive is parsed as JSON"),)},
+               TS: (_breaks("SyntaxError: the keepalive is parsed as JSON"),),
+               LC: (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON (anthropic-python's Stream)"),)},
 }
 # SCH001 on a field the accumulators dereference (anthropic-sdk-python src/anthropic/lib/streaming/_messages.py
 # accumulate_event: message_start's message and its content list, each delta's `delta` and its `type`, the block
@@ -224,5 +236,18 @@ DECODER_LEVEL = frozenset({"ANT023", "SSE006", "SSE018"})
 CHECK_ORDER = ("HTP", "SSE", "SCH", "ANT")
 
 
+# What a client's call does once the message is read through, whatever the findings say (the client's contract,
+# not a defect of the stream).
+END_EFFECTS = {
+    CC: (EndEffect(Verdict.BREAKS, "the result is_error: 'API Error: Claude Code is unable to respond to this "
+                                   "request, which appears to violate our Usage Policy …' (the message ends with "
+                                   "stop_reason refusal, as a conforming stream may)",
+                   lambda r: r.stop_reason == "refusal",
+                   "claude-code measured: claude -p 2.1.197 on captures/messages/structured/cases/refusal.sse "
+                   "(tests/test_real_clients.py)"),),
+}
+
+
 def effects() -> ClientEffects:
-    return ClientEffects(clients=CLIENTS, by_rule=EFFECTS, normal_end="message_stop", check_order=CHECK_ORDER)
+    return ClientEffects(clients=CLIENTS, by_rule=EFFECTS, at_end=END_EFFECTS, normal_end="message_stop",
+                         check_order=CHECK_ORDER)

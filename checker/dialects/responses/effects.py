@@ -246,6 +246,7 @@ _PY_NO_COMPLETED = "RuntimeError: Didn't receive a `response.completed` event."
 _PY_NOT_PLACED = "RuntimeError: Received a content event for output index {index} before receiving its output item"
 _PY_OTHER_TYPE = "AssertionError (handle_event asserts the type of the item at output_index {index}: {type} is another's)"
 _NODE_BAD_INDEX = "OpenAIError: Invalid response output index."
+_LC_NO_CHUNKS = "ValueError: No generation chunks were returned"
 _NODE_NO_EVENTS = "OpenAIError: request ended without sending any events"
 _NODE_UNHANDLED = "OpenAIError: Unhandled response stream event: unknown"
 _NODE_BAD_JSON = "OpenAIError: Error reading response: malformed server-sent event JSON."
@@ -258,31 +259,40 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     # -- framing ------------------------------------------------------------------
     "SSE001": {
         # _streaming.py SSEDecoder keeps the BOM: the first field name is '\ufeff…' and ignored. Harmless
-        # before `event:`; before `data:` the first event (response.created) is lost.
+        # before `event:`; before `data:` the first event (response.created) is lost. (The Agents SDK's pinned
+        # openai 3.60.0 reads both variants: measured, its run is unchanged.)
         "openai-python": (_breaks("RuntimeError: Expected to have received `response.created` before …",
                                   when=_bom_before_data),),
-        "openai-agents": (_breaks("the first event is lost in openai-python's decoder: the run fails",
-                                  when=_bom_before_data),),
+        # Measured (codex-cli 0.169.0, tests/test_real_clients.py): with a BOM before `event:` or `data:`, the
+        # turn fails as if nothing had come.
+        "codex": (_breaks(f"the turn fails: {_CODEX_CLOSED}"),),
     },
-    "SSE002": {"open-responses": (_breaks("the suite's sse-parser.ts splits on '\\n' only and sees no events"),)},
+    "SSE002": {
+        "open-responses": (_breaks("the suite's sse-parser.ts splits on '\\n' only and sees no events"),),
+        # Measured (codex-cli 0.169.0): a stream framed with lone CRs yields no event to codex.
+        "codex": (_breaks(f"the turn fails: {_CODEX_CLOSED}"),),
+    },
     "SSE004": {
         # openai-python, codex and the Agents SDK discard the unterminated event (a lost terminal is LIF006's
         # finding); openai-node's decoder flushes it at the end (src/core/streaming.ts) and parses its data.
         "openai-node": (_breaks(_NODE_BAD_JSON, when=_partial_json_cut),),
     },
     "SSE005": {
+        "langchain": (_breaks("UnicodeDecodeError in openai-python's decoder"),),
         "openai-python": (_breaks("UnicodeDecodeError: 'utf-8' codec can't decode byte …"),),
         "openai-node": (_degrades("the bytes decode as U+FFFD: the text is corrupted"),),
         "codex": (_breaks("the event-stream decoder fails on invalid UTF-8 and the turn ends"),),
         "openai-agents": (_breaks("UnicodeDecodeError in openai-python's decoder"),),
     },
     "SSE006": {
+        "langchain": (_breaks("json.JSONDecodeError on the event's data"),),
         "openai-python": (_breaks("json.JSONDecodeError on the event's data"),),
         "openai-node": (_breaks(_NODE_BAD_JSON),),
         "codex": (_degrades(_CODEX_SKIPS, when=_codex_may_lose_an_item),),
         "openai-agents": (_breaks("json.JSONDecodeError on the event's data"),),
     },
     "SSE007": {
+        "langchain": (_breaks("AttributeError: 'NoneType' object has no attribute 'type'"),),
         "openai-python": (_breaks("the event cannot be built (AttributeError: … has no attribute 'type')"),),
         "openai-node": (_breaks("TypeError: Cannot read properties of … (reading 'type')"),),
         "codex": (_degrades(_CODEX_SKIPS, when=_codex_may_lose_an_item),),
@@ -293,6 +303,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_degrades("later events are still applied to the finished snapshot: {what}"),),
     },
     "SSE013": {
+        "langchain": (_breaks("json.JSONDecodeError in openai-python's decoder"),),
         "openai-python": (_breaks("json.JSONDecodeError: Expecting value: line 1 column 1 (char 0) "
                                   "(the decoder dispatches the event with empty data)"),),
         "openai-node": (_breaks(_NODE_BAD_JSON),),
@@ -300,11 +311,13 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     },
     "SSE015": {"open-responses": (_degrades("older suite parsers keep only the last `data:` line"),)},
     "SSE018": {
+        "langchain": (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
         "openai-python": (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
         "openai-node": (_breaks(_NODE_BAD_JSON),),
         "openai-agents": (_breaks("json.JSONDecodeError: the keepalive is parsed as JSON"),),
     },
     "SSE019": {
+        "langchain": (_breaks("json.JSONDecodeError in openai-python's decoder", when=_nul_in_data),),
         # A NUL in a comment or an id is ignored; in data it is a raw control character, which the JSON parsers
         # reject (json.loads, JSON.parse, serde_json).
         "openai-python": (_breaks("json.JSONDecodeError: Invalid control character …", when=_nul_in_data),),
@@ -320,6 +333,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "codex": (_degrades("serde cannot parse the number and codex skips the event", when=_codex_may_lose_an_item),),
     },
     "SSE022": {
+        "langchain": (_breaks(_LC_NO_CHUNKS),),
         "openai-python": (_breaks(_PY_NO_COMPLETED),),
         "openai-node": (_breaks(_NODE_NO_EVENTS),),
         "codex": (_breaks(_CODEX_CLOSED),),
@@ -327,6 +341,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "open-responses": (_breaks(_SUITE),),
     },
     "SSE023": {
+        "langchain": (_breaks(_LC_NO_CHUNKS),),
         "openai-python": (_breaks(_PY_NO_COMPLETED),),
         "openai-node": (_breaks(_NODE_NO_EVENTS),),
         "codex": (_breaks(_CODEX_CLOSED),),
@@ -371,12 +386,15 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks("OpenAIError: Lifecycle response identity changed."),),
     },
     "LIF013": {
+        "langchain": (_breaks("APIError: {detail}", when=lambda f, r: bool(details(f).get("nested"))),
+                      _breaks("ValueError: {detail} (raised when the error event comes)")),
         # A flat error event is yielded as an event, no exception: the stream's end decides (LIF006 or the end).
         "openai-python": (_breaks("APIError: {detail}", when=lambda f, r: bool(details(f).get("nested"))),),
         "openai-node": (_breaks("APIError: {detail}"),),
         "openai-agents": (_breaks("ModelBehaviorError: Responses stream ended with terminal event `error`. …"),),
     },
     "LIF014": {
+        "langchain": (_breaks("APIError: {detail}"),),
         "openai-python": (_breaks("APIError: {detail}"),),
         "openai-node": (_breaks("APIError: {detail}"),),
         "openai-agents": (_breaks("APIError from openai-python's decoder"),),
@@ -485,7 +503,9 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     },
     # -- function calls -------------------------------------------------------------
     "FNC001": {
-        "codex": (_breaks("the tool call fails: failed to parse function arguments: …"),),
+        # The turn goes on: codex answers the call itself ('failed to parse function arguments' for a tool of its
+        # own, 'unsupported call: NAME' for any other) and asks the model again (measured, codex-cli 0.169.0).
+        "codex": (_degrades("the tool call fails: codex answers it with a failure output and the turn goes on"),),
         "openai-agents": (_breaks("ModelBehaviorError: Invalid JSON input for tool {name}"),),
     },
     "FNC002": {
@@ -518,6 +538,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
     },
     "SCH009": {"openai-node": (_breaks(_NODE_UNHANDLED),)},
     "SCH010": {
+        "langchain": (_breaks(_LC_NO_CHUNKS),),
         "openai-python": (_breaks("RuntimeError: Expected to have received `response.created` before …"),),
         "openai-node": (_breaks(_NODE_UNHANDLED),),
         "codex": (_breaks(_CODEX_CLOSED),),
@@ -561,7 +582,9 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "openai-node": (_breaks("OpenAIError: duplicate output item identity 'call:function_call:{id}'"),),
         "openai-python": (_breaks("RuntimeError: Response snapshot has conflicting output identities."),),
         "codex": (_degrades("tool outputs are matched to the wrong call"),),
-        "openai-agents": (_degrades("tool outputs are matched to the wrong call"),),
+        # Measured (openai-agents 0.24.0): the run refuses the second call before any tool runs.
+        "openai-agents": (_breaks("ModelBehaviorError: Model reused a tool call ID for a different invocation in one "
+                                  "response. Use a unique call ID for each tool invocation."),),
     },
     "IDS005": {
         "openai-node": (_breaks("OpenAIError: expected a non-empty item id"),),
@@ -604,6 +627,20 @@ def _failed_without_completed(result: Linted) -> bool:
     return FAILED in result.terminals and COMPLETED not in result.terminals
 
 
+# Output items an Agents SDK run executes itself (the SDK's run loop: shell, apply_patch, local shell, programmatic
+# tool calling, custom tools, MCP approvals): with no such tool on the agent, the run fails when it meets one.
+_AGENT_EXECUTED = ("shell_call", "apply_patch_call", "local_shell_call", "program", "program_output",
+                   "custom_tool_call", "mcp_approval_request")
+
+
+def _agent_must_run(result: Linted) -> bool:
+    return any(item.type in _AGENT_EXECUTED for item in result.items)
+
+
+def _refused(result: Linted) -> bool:
+    return any("refusal" in item.parts for item in result.items)
+
+
 _CONFORMING_END = "the stream ends with {terminal}, as a conforming stream may"
 END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
     "openai-python": (
@@ -624,7 +661,23 @@ END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
                   _ended_incomplete_or_failed,
                   "openresponses src/lib/compliance-tests.ts (completedStatus on the final response)"),
     ),
+    "langchain": (
+        EndEffect(Verdict.BREAKS, "ValueError: the response failed (ResponseError(…) or 'Response … failed.', "
+                                  f"raised when response.failed comes) ({_CONFORMING_END})",
+                  lambda r: FAILED in r.terminals,
+                  "langchain-openai langchain_openai/chat_models/base.py (_convert_responses_chunk_to_generation_chunk: "
+                  "response.failed raises; measured, tests/test_real_clients.py)"),
+    ),
     "openai-agents": (
+        EndEffect(Verdict.BREAKS, "ModelRefusalError: Model refused to produce output: … (the answer is a refusal, "
+                                  "as a conforming stream may; the run raises it)", _refused,
+                  "openai-agents-python src/agents/exceptions.py (ModelRefusalError, raised by the run for a refusal "
+                  "part; measured, tests/test_real_clients.py)"),
+        EndEffect(Verdict.BREAKS, "ModelBehaviorError: Model produced a … call without a … tool (the answer calls a "
+                                  "tool the run executes itself, as a conforming stream may; an agent that declares "
+                                  "that tool runs it, one that does not fails)", _agent_must_run,
+                  "openai-agents-python src/agents/run_internal/turn_resolution.py ('Model produced … without "
+                  "a … tool'; measured, tests/test_real_clients.py)"),
         EndEffect(Verdict.BREAKS, "ModelBehaviorError: Responses stream ended with terminal event `{terminal}`. "
                                   f"({_CONFORMING_END}; the run fails)", _ended_incomplete_or_failed,
                   "openai-agents-python src/agents/models/openai_responses.py (stream_response) and "
@@ -641,7 +694,7 @@ END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
 CHECK_ORDER = ("HTP", "SSE", "SCH", "LIF", "ITM", "IDS", "CNT", "RSN", "FNC", "REC", "RPL")
 
 # The matrix's columns, in this order.
-CLIENTS = ("openai-python", "openai-node", "codex", "openai-agents", "positional", "open-responses")
+CLIENTS = ("openai-python", "openai-node", "codex", "openai-agents", "langchain", "positional", "open-responses")
 
 CLIENT_EFFECTS = ClientEffects(clients=CLIENTS, by_rule=EFFECTS, at_end=END_EFFECTS, normal_end=NORMAL_END,
                                check_order=CHECK_ORDER)

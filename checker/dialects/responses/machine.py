@@ -152,7 +152,8 @@ class ResponsesMachine:
         return StreamSummary(
             terminal=st.terminal_type, terminals=tuple(st.terminals), response_id=st.response_id,
             truncated=st.truncated,
-            items=tuple(ItemSummary(it.id, it.type, it.output_index, it.done, it.added_at) for it in self.items),
+            items=tuple(ItemSummary(it.id, it.type, it.output_index, it.done, it.added_at,
+                                    tuple(part.type or "" for part in it.content)) for it in self.items),
             texts=self.item_texts() if self.keep_texts else None,
         )
 
