@@ -20,8 +20,19 @@ SDKS = {OPENAI: OpenAI(api_key="x", base_url="http://127.0.0.1:9"),
         ANTHROPIC: Anthropic(api_key="x", base_url="http://127.0.0.1:9")}
 
 
+# A date's test id names its offset, not the date: xdist's workers each import this module and must collect the
+# same ids, which a clock read at import time would not give them.
+_DATE_LABELS: dict[str, str] = {}
+
+
 def _date(seconds_from_now: float) -> str:
-    return email.utils.formatdate(time.time() + seconds_from_now, usegmt=True)
+    value = email.utils.formatdate(time.time() + seconds_from_now, usegmt=True)
+    _DATE_LABELS[value] = f"<now{seconds_from_now:+g}s>"
+    return value
+
+
+def _header_id(headers: dict[str, str]) -> str:
+    return ";".join(f"{k}={_DATE_LABELS.get(v, v)}" for k, v in headers.items()) or "none"
 
 
 HEADER_SETS: list[dict[str, str]] = [
@@ -33,7 +44,7 @@ HEADER_SETS: list[dict[str, str]] = [
 STATUSES = [400, 404, 408, 409, 422, 429, 500, 502, 503, 504]
 
 
-@pytest.mark.parametrize("headers", HEADER_SETS, ids=lambda h: ";".join(f"{k}={v}" for k, v in h.items()) or "none")
+@pytest.mark.parametrize("headers", HEADER_SETS, ids=_header_id)
 def test_the_delay_is_read_as_openai_python_reads_it(headers: dict[str, str]) -> None:
     sdk = SDKS[OPENAI]._parse_retry_after_header(httpx2.Headers(headers))
     mine = server_delay(list(headers.items()), time.time())
@@ -45,7 +56,7 @@ def test_the_delay_is_read_as_openai_python_reads_it(headers: dict[str, str]) ->
 
 @pytest.mark.parametrize("client", [OPENAI, ANTHROPIC])
 @pytest.mark.parametrize("status", STATUSES)
-@pytest.mark.parametrize("headers", HEADER_SETS[:3] + HEADER_SETS[-2:], ids=str)
+@pytest.mark.parametrize("headers", HEADER_SETS[:3] + HEADER_SETS[-2:], ids=_header_id)
 def test_whether_to_retry_agrees_with_the_sdk(client: str, status: int, headers: dict[str, str]) -> None:
     sdk = SDKS[client]._should_retry(httpx2.Response(status, headers=headers))
     assert retryable(status, list(headers.items())) is sdk
@@ -54,7 +65,7 @@ def test_whether_to_retry_agrees_with_the_sdk(client: str, status: int, headers:
 
 
 @pytest.mark.parametrize("client", [OPENAI, ANTHROPIC])
-@pytest.mark.parametrize("headers", [h for h in HEADER_SETS if "x-should-retry" not in h], ids=str)
+@pytest.mark.parametrize("headers", [h for h in HEADER_SETS if "x-should-retry" not in h], ids=_header_id)
 @pytest.mark.parametrize("taken", [0, 1, 5])
 def test_the_wait_agrees_with_the_sdk(client: str, headers: dict[str, str], taken: int) -> None:
     options = FinalRequestOptions.construct(method="post", url="/responses")
