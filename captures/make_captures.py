@@ -559,6 +559,14 @@ def _() -> str:
     return HEAD + "x-request-id: req_5f1c2a9d7b3e4f60a8c1d2e3f4a5b6c7\n" + encode(events_of(text_stream))
 
 
+@capture("SSE028-error-field-line", "llama-server's streamed error: an `error:` line, then `data: [DONE]`, "
+         "with HTTP 200 (llama.cpp #14566)", ["SSE016", "SSE028", "SSE011", "LIF006"])
+def _() -> str:
+    return HEAD + ('error: {"code":400,"message":"the request exceeds the available context size, try increasing '
+                   'it","type":"exceed_context_size_error","n_prompt_tokens":4390,"n_ctx":4096}\n\n'
+                   "data: [DONE]\n\n")
+
+
 @capture("SSE017-id-contains-nul", "event ids are sent, one of them with a NUL byte in it",
          ["SSE017", "SSE019"])
 def _() -> bytes:

@@ -263,6 +263,32 @@ def _empty_chunk() -> list[Chunk]:
     return [azure] + chunks(text())
 
 
+def _tool_type_null() -> list[Chunk]:
+    # Writer's shape (captures/cassettes/openllmetry/writer-*): later fragments carry id, type and name as null.
+    items = chunks(call())
+    for n in (2, 3, 4):
+        items[n] = _set(_set(_set(items[n], "choices/0/delta/tool_calls/0/id", None),
+                             "choices/0/delta/tool_calls/0/type", None),
+                        "choices/0/delta/tool_calls/0/function/name", None)
+    return items
+
+
+def _message_in_chunk() -> list[Chunk]:
+    # Writer's shape: every streamed choice carries a message object beside its delta, with tool_calls: null.
+    message = {"content": None, "role": "assistant", "tool_calls": None, "refusal": None}
+    return [_set(c, "choices/0/message", message) for c in chunks(text())]
+
+
+def _identity_resent() -> list[Chunk]:
+    # LM Studio's shape (lmstudio-bug-tracker #649): later fragments carry an empty id and name, and the type.
+    items = chunks(call())
+    for n in (2, 3, 4):
+        items[n] = _set(_set(_set(items[n], "choices/0/delta/tool_calls/0/id", ""),
+                             "choices/0/delta/tool_calls/0/type", "function"),
+                        "choices/0/delta/tool_calls/0/function/name", "")
+    return items
+
+
 # code-name -> (what is broken, chunks, request, expected codes, profile)
 RULES: dict[str, tuple[str, Callable[[], list[Chunk]], dict[str, Any] | None, tuple[str, ...]]] = {
     "CHT001-chunk-identity-changed": ("from the third chunk on, another model", _identity_changed, None, ("CHT001",)),
@@ -304,6 +330,12 @@ RULES: dict[str, tuple[str, Callable[[], list[Chunk]], dict[str, Any] | None, tu
                                       _reasoning_content, None, ("CHT025",)),
     "CHT027-chunk-created-changed": ("from the third chunk on, created one second later", _created_changed, None,
                                      ("CHT027",)),
+    "CHT028-tool-call-type-null": ("later tool-call fragments with id, type and name null (Writer)",
+                                   _tool_type_null, TOOLS, ("CHT002", "CHT028")),
+    "CHT029-choice-message-in-chunk": ("a message object (tool_calls: null) in every streamed choice (Writer)",
+                                       _message_in_chunk, None, ("CHT029",)),
+    "CHT030-tool-call-identity-resent": ("later tool-call fragments with an empty id and name, and the type "
+                                         "(LM Studio)", _identity_resent, TOOLS, ("CHT030",)),
     "CHT026-chunk-without-choices": ("Azure's prompt-filter chunk (no choices, object '') first", _empty_chunk,
                                      None, ("CHT002", "CHT026")),
 }

@@ -39,6 +39,8 @@ DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 _EOL_KINDS = {b"\r\n": "crlf", b"\r": "cr", b"\n": "lf"}
+# The fields that make the SDKs' decoders (openai-python's SSEDecoder, httpx-sse) dispatch a block without data.
+_DISPATCHING = frozenset({"event", "id", "retry"})
 # The shape of nearly every event on the wire: an optional `event:` line, one
 # `data:` line, a blank line, all LF. Matched whole, it skips the per-line path.
 _SIMPLE_EVENT = re.compile(rb"(?:event:(?: ?)([^\n]*)\n)?data:(?: ?)([^\n]*)\n\n")
@@ -102,6 +104,7 @@ class SSEDecoder:
         self._block_line = 0
         self._block_byte = 0
         self._too_large = False
+        self._error_value: str | None = None  # the value of an `error:` field in the pending block (SSE028)
         self._last_event_id = ""
         self._retry: int | None = None
         self._names: dict[bytes, str] = {}
@@ -447,6 +450,8 @@ class SSEDecoder:
             field_name = name.decode("utf-8")
             self._fields.append(field_name)
             out.append(framing.UNKNOWN_FIELD.finding(Position(line=line_no, byte=pos), field=field_name))
+            if field_name == "error" and self._error_value is None:
+                self._error_value = value[:200].decode("utf-8", "replace")
 
     def _data_value(self, value: bytes, out: list[SSEEvent | Finding]) -> None:
         """The value of one ``data`` line: appended to the pending event, unless the event grew too large."""
@@ -465,7 +470,13 @@ class SSEDecoder:
             self._reset_block()
             return
         if not self._data:
-            if self._fields and self._fields != ["id"] * len(self._fields):
+            # A block of unknown fields alone (no event, id or retry) is dispatched by no decoder, WHATWG's nor
+            # the SDKs': what it carried is lost, which SSE016 says, and an `error:` field is an error lost.
+            dispatched = any(name in _DISPATCHING for name in self._fields)
+            if not dispatched and self._error_value is not None:
+                out.append(framing.ERROR_FIELD.finding(Position(line=self._block_line, byte=self._block_byte),
+                                                       detail=self._error_value))
+            elif dispatched and self._fields != ["id"] * len(self._fields):
                 out.append(
                     framing.EMPTY_DATA.finding(
                         Position(line=self._block_line, byte=self._block_byte, event_type=self._event_name),
@@ -484,6 +495,7 @@ class SSEDecoder:
         self._reset_block()
 
     def _reset_block(self) -> None:
+        self._error_value = None
         self._data = []
         self._data_size = 0
         self._event_name = None

@@ -340,3 +340,45 @@ CREATED_CHANGED = rule(
     clients=("openai-node",),
     good="chat/conforming/text.sse",
 )
+WRITER = ("Writer api.writer.com palmyra-x4, recorded by traceloop/openllmetry's Writer instrumentation tests "
+          "(captures/cassettes/openllmetry)")
+TOOL_TYPE_NULL = rule(
+    "CHT028", "tool-call-type-null", "error",
+    "choice {index}: a later fragment of tool call {call} sets its type to null",
+    summary="Flags a tool-call fragment after the call's first one that carries `\"type\": null`.",
+    why="Only the first fragment names a call; later ones omit type. openai-python's accumulate_delta replaces "
+        "`type` instead of joining it (it is a union's discriminator), so the call's type becomes None and the "
+        "next snapshot fails `assert new_tool.type == \"function\"`: chat.completions.stream() raises "
+        "AssertionError, as it does on Writer's streams, which send every later fragment so. openai-node skips "
+        "a fragment's null type and finishes.",
+    sources=(SPEC, PY_DELTAS, PY_STATE, WRITER),
+    clients=("openai-python",),
+    good="chat/conforming/tool-call.sse",
+)
+CHOICE_MESSAGE = rule(
+    "CHT029", "choice-message-in-chunk", "error",
+    "choice {index} carries a message object in {count} streamed chunk(s){what}",
+    summary="Flags a streamed choice that carries `message` (the field of a `stream: false` answer) beside its "
+            "`delta`.",
+    why="openai-node copies every field of a chunk's choice but the delta onto its snapshot of the choice "
+        "(assignOwnProperties), so the chunk's message replaces the message the deltas built: a last message with "
+        "`tool_calls: null` fails finalChatCompletion() with \"Chat completion stream contains an unsafe snapshot "
+        "tool-call collection\", one that replaces streamed tool calls with \"no tool call snapshot\", and "
+        "otherwise what was streamed before it is lost. Writer sends one in every chunk. openai-python reads "
+        "only the delta.",
+    sources=(SPEC, NODE_STREAM, WRITER),
+    clients=("openai-node",),
+    good="chat/conforming/text.sse",
+)
+TOOL_IDENTITY_RESENT = rule(
+    "CHT030", "tool-call-identity-resent", "warning",
+    "choice {index}: a later fragment of tool call {call} carries {fields}",
+    summary="Flags a tool-call fragment after the call's first one that carries an empty id or function.name, or "
+            "the call's type again.",
+    why="Only a call's first fragment names it. LM Studio sends `\"name\": \"\"` in every later fragment. Both "
+        "SDKs skip an empty string and replace the type, so their final calls are right (both run on the "
+        "capture); clients that take each fragment's name (rig, gptel) lose the call.",
+    sources=(SPEC, "LM Studio lmstudio-bug-tracker #649 (later fragments with an empty function name)",
+             "rig PR #423 (LM Studio's Some(\"\") name in argument chunks)", PY_DELTAS, NODE_STREAM),
+    good="chat/conforming/tool-call.sse",
+)

@@ -322,6 +322,25 @@ STREAM_LIMIT = rule(
     sources=("sse-check resource limits",),
     good="conforming/text.sse",
 )
+ERROR_FIELD = rule(
+    "SSE028", "error-field-line", "error",
+    "an `error:` line is not an SSE field: the error {detail} is never dispatched, and the answer reads as a "
+    "success",
+    summary="Flags an event block that carries its JSON in an `error:` field instead of `data:` (llama.cpp's "
+            "streamed errors, sent with HTTP 200 and followed by `data: [DONE]`).",
+    why="WHATWG ignores a field it does not know, so a block of `error: {...}` alone is never dispatched: no "
+        "client sees the error. On a stream without a chunk openai-python's get_final_completion() fails with a "
+        "bare AssertionError and openai-node's finalChatCompletion() with \"request ended without sending any "
+        "chunks\", neither with the server's message, and an iterating client gets an empty answer; sent with "
+        "HTTP 200, nothing says the answer is an error. llama-server streamed an over-long prompt's error so "
+        "(it answers HTTP 400 since PR #16486).",
+    sources=(WHATWG, "llama.cpp #14566 (HTTP 200 with the error in the streamed body)",
+             "llama.cpp PR #16486 (HTTP 400 when the prompt exceeds the context)",
+             "openai-python 3.57.0 src/openai/_streaming.py (the SSE decoder dispatches data and event only)",
+             "openai-node 7.59.0 src/core/streaming.ts (the SSE decoder)"),
+    clients=("openai-python", "openai-node"),
+    good="conforming/text.sse",
+)
 CHECKER_ERROR = rule(
     "SSE099", "checker-error", "error",
     "sse-check could not check this event ({error}); the rest of the stream is still checked",

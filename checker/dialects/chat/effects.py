@@ -60,6 +60,11 @@ def _names_missing(f: Finding, r: object) -> bool:
     return "type" in missing or "name" in missing
 
 
+def _no_chunk(f: Finding, r: object) -> bool:
+    # No chunk reached the machine: the stream had nothing but the undispatched error (and [DONE]).
+    return r.response_id is None and not r.items  # type: ignore[attr-defined]
+
+
 def _role_changed(f: Finding, r: object) -> bool:
     return bool(f.details.get("change"))
 
@@ -94,6 +99,10 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     # Both SDKs stop reading at [DONE] (openai-python Stream.__stream__, openai-node Stream): what follows it
     # is never seen, and the completion is the one [DONE] ended.
     "SSE010": {},
+    # An `error:` line is dispatched by neither decoder: a stream of nothing else ends without a chunk.
+    "SSE028": {"openai-python": (_breaks("AssertionError: get_final_completion() on a stream without a chunk (the "
+                                         "server's error was never dispatched)", when=_no_chunk),),
+               "openai-node": (_breaks("OpenAIError: request ended without sending any chunks", when=_no_chunk),)},
     # -- chunks -------------------------------------------------------------------------------------------
     "CHT001": {
         "openai-python": (
@@ -177,6 +186,16 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     "CHT017": {"openai-agents": (_breaks("ModelBehaviorError: Invalid JSON input for tool {name}"),)},
     "CHT019": {"openai-agents": (_breaks("ModelBehaviorError: Invalid JSON input for tool {name} (the arguments "
                                          "twice)"),)},
+    "CHT028": {"openai-python": (_breaks("AssertionError: assert new_tool.type == \"function\" (the null type "
+                                         "replaced the call's in accumulate_delta)"),)},
+    "CHT029": {"openai-node": (
+        _breaks("Error: no tool call snapshot (the chunk's message replaced the streamed tool calls)",
+                when=_detail("effect", "calls")),
+        _breaks("OpenAIError: Chat completion stream contains an unsafe snapshot tool-call collection",
+                when=_detail("effect", "null")),
+        _degrades("finalChatCompletion()'s message is the last chunk's message object: what the deltas built "
+                  "before it is lost", when=_detail("effect", "lost")),
+    )},
     # -- usage, errors, vendor fields ----------------------------------------------------------------------
     "CHT020": {
         "openai-python": (_degrades("get_final_completion().usage is the last chunk's: {what}None"),),
