@@ -39,6 +39,8 @@ def try_fast(self: ChatMachine, etype: Any, obj: dict[str, Any]) -> bool:
         index = choice["index"]
         if choice["finish_reason"] is not None or type(index) is not int or choice.get("logprobs") is not None:
             return False
+        if "message" in choice:  # CHT029's: the full path follows what openai-node does with it
+            return False
         state = self.choices.get(index)
         delta = choice["delta"]
         if state is None or state.finish is not None or len(delta) != 1:
