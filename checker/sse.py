@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 from checker.findings import Finding, Position
 from checker.rules import framing
-from checker.sse_lines import (LONG_LINE, LineHygiene, is_utf8, long_data_value, repair, return_large_blocks,
-                               trailing_partial)
+from checker.sse_lines import (LONG_LINE, LineHygiene, empty_block_finding, is_utf8, long_data_value, repair,
+                               return_large_blocks, trailing_partial)
 
 BOM = b"\xef\xbb\xbf"
 _FIELD_END = re.compile(rb"[:\r\n]")
@@ -39,8 +39,6 @@ DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 _EOL_KINDS = {b"\r\n": "crlf", b"\r": "cr", b"\n": "lf"}
-# The fields that make the SDKs' decoders (openai-python's SSEDecoder, httpx-sse) dispatch a block without data.
-_DISPATCHING = frozenset({"event", "id", "retry"})
 # The shape of nearly every event on the wire: an optional `event:` line, one
 # `data:` line, a blank line, all LF. Matched whole, it skips the per-line path.
 _SIMPLE_EVENT = re.compile(rb"(?:event:(?: ?)([^\n]*)\n)?data:(?: ?)([^\n]*)\n\n")
@@ -470,19 +468,11 @@ class SSEDecoder:
             self._reset_block()
             return
         if not self._data:
-            # A block of unknown fields alone (no event, id or retry) is dispatched by no decoder, WHATWG's nor
-            # the SDKs': what it carried is lost, which SSE016 says, and an `error:` field is an error lost.
-            dispatched = any(name in _DISPATCHING for name in self._fields)
-            if not dispatched and self._error_value is not None:
-                out.append(framing.ERROR_FIELD.finding(Position(line=self._block_line, byte=self._block_byte),
-                                                       detail=self._error_value))
-            elif dispatched and self._fields != ["id"] * len(self._fields):
-                out.append(
-                    framing.EMPTY_DATA.finding(
-                        Position(line=self._block_line, byte=self._block_byte, event_type=self._event_name),
-                        fields=", ".join(dict.fromkeys(self._fields)),
-                    )
-                )
+            found = empty_block_finding(self._fields, self._error_value,
+                                        Position(line=self._block_line, byte=self._block_byte,
+                                                 event_type=self._event_name))
+            if found is not None:
+                out.append(found)
             self._reset_block()
             return
         data = self._data[0] if len(self._data) == 1 else b"\n".join(self._data)

@@ -159,3 +159,19 @@ def return_large_blocks() -> None:
         ctypes.CDLL(None).mallopt(-3, LONG_LINE)  # M_MMAP_THRESHOLD
     except (OSError, AttributeError, TypeError, ValueError):  # pragma: no cover - not glibc (musl, macOS, Windows)
         pass
+
+
+# The fields that make the SDKs' decoders (openai-python's SSEDecoder, httpx-sse) dispatch a block without data.
+_DISPATCHING = frozenset({"event", "id", "retry"})
+
+
+def empty_block_finding(fields: list[str], error_value: str | None, pos: Position) -> Finding | None:
+    """What a block ended without data is: SSE013 when the SDKs' decoders still dispatch it (it has an event, id
+    or retry field; an id alone only sets the last event id); SSE028 when it is an `error:` field that nobody
+    dispatches (WHATWG's decoder nor the SDKs'); else nothing beyond SSE016, which says what was lost."""
+    dispatched = any(name in _DISPATCHING for name in fields)
+    if not dispatched and error_value is not None:
+        return framing.ERROR_FIELD.finding(Position(line=pos.line, byte=pos.byte), detail=error_value)
+    if dispatched and fields != ["id"] * len(fields):
+        return framing.EMPTY_DATA.finding(pos, fields=", ".join(dict.fromkeys(fields)))
+    return None

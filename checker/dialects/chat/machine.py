@@ -13,7 +13,7 @@ could break a rule): it either takes the chunk whole or leaves the state untouch
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -21,8 +21,9 @@ import orjson
 from checker.dialects.base import ItemSummary, StreamSummary
 from checker.dialects.chat import fast_path
 from checker.dialects.chat import vocabulary as vocab
+from checker.dialects.chat.message_fields import message_finding, note_message, resent
 from checker.dialects.chat.schema_findings import chunk_schema_findings
-from checker.findings import Finding, Position, Severity
+from checker.findings import Finding, Position
 from checker.rules import chat as rules
 
 
@@ -197,7 +198,7 @@ class ChatMachine:
             return
         message = choice.get("message")
         if isinstance(message, dict):
-            _message(state, message, pos)
+            note_message(state, message, pos)
         delta = choice.get("delta")
         delta = delta if isinstance(delta, dict) else {}
         state.deltas += 1
@@ -280,7 +281,7 @@ class ChatMachine:
             if "type" in fragment and fragment["type"] is None and call.type is not None:
                 out.append(rules.TOOL_TYPE_NULL.finding(pos, index=state.index, call=at))
             new_call = ident["id"] is not None and call.id is not None and ident["id"] != call.id
-            resent = "" if new_call else _resent(fragment, function, call)  # a new call at the index: CHT015
+            resent = "" if new_call else resent(fragment, function, call)  # a new call at the index: CHT015
             if resent:
                 out.append(rules.TOOL_IDENTITY_RESENT.finding(pos, index=state.index, call=at, fields=resent))
             self._identity_again(state, call, ident, pos, out)
@@ -361,7 +362,7 @@ class ChatMachine:
         self._identity_findings(out)
         for state in self.choices.values():
             if state.message_at is not None:
-                out.append(_message_finding(state, state.message_at))
+                out.append(message_finding(state, state.message_at))
         if self.errored or self.first is None:
             return out
         for state in self.choices.values():
@@ -436,46 +437,6 @@ def _dump(value: Any) -> str:
         import json
 
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-def _message(state: Choice, message: dict[str, Any], pos: Position) -> None:
-    """A streamed choice carried `message`: openai-node will put it over the message its deltas built."""
-    state.messages += 1
-    if state.message_at is None:
-        state.message_at = pos
-    state.message_calls_null = "tool_calls" in message and not isinstance(message["tool_calls"], list)
-    state.built_before_message = bool(state.lengths) or bool(state.calls)
-    state.calls_before_message = bool(state.calls)
-    state.calls_after_message = False  # a tool-call delta of this chunk or a later one sets it again
-
-
-def _message_finding(state: Choice, at: Position) -> Finding:
-    """CHT029 for a choice that carried `message`; what the last one does to openai-node's final message decides
-    its effect, and a message that replaced nothing the deltas built is a warning (nothing is lost)."""
-    if state.calls_before_message and not state.calls_after_message:
-        effect, what = "calls", ": the last one replaces the streamed tool calls"
-    elif state.message_calls_null and not state.calls_after_message:
-        effect, what = "null", ": the last one has tool_calls: null"
-    elif state.built_before_message:
-        effect, what = "lost", ": the last one replaces what the deltas built before it"
-    else:
-        effect, what = None, ""
-    finding = rules.CHOICE_MESSAGE.finding(at, details={"index": state.index, "count": state.messages,
-                                                        "effect": effect},
-                                           index=state.index, count=state.messages, what=what)
-    return finding if effect is not None else replace(finding, severity=Severity.WARNING)
-
-
-def _resent(fragment: dict[str, Any], function: dict[str, Any], call: ToolCall) -> str:
-    """What a later fragment names again that it should not (CHT030): an empty id or name, the same type."""
-    parts = []
-    if fragment.get("id") == "":
-        parts.append("an empty id")
-    if function.get("name") == "":
-        parts.append("an empty function.name")
-    if isinstance(fragment.get("type"), str) and fragment["type"] and fragment["type"] == call.type:
-        parts.append(f"its type {call.type!r} again")
-    return " and ".join(parts)
 
 
 def _named(value: Any) -> str | None:
