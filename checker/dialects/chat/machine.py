@@ -281,9 +281,9 @@ class ChatMachine:
             if "type" in fragment and fragment["type"] is None and call.type is not None:
                 out.append(rules.TOOL_TYPE_NULL.finding(pos, index=state.index, call=at))
             new_call = ident["id"] is not None and call.id is not None and ident["id"] != call.id
-            resent = "" if new_call else resent(fragment, function, call)  # a new call at the index: CHT015
-            if resent:
-                out.append(rules.TOOL_IDENTITY_RESENT.finding(pos, index=state.index, call=at, fields=resent))
+            again = "" if new_call else resent(fragment, function, call)  # a new call at the index: CHT015
+            if again:
+                out.append(rules.TOOL_IDENTITY_RESENT.finding(pos, index=state.index, call=at, fields=again))
             self._identity_again(state, call, ident, pos, out)
         self._arguments(state, call, function.get("arguments"), pos, out)
 
