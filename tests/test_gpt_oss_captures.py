@@ -88,12 +88,7 @@ def test_its_deviations_still_break_the_clients_they_break() -> None:
 
 STREAMED = [p for p in CAPTURES if meta_of(p).get("status") == 200 and meta_of(p).get("expect") != "nonstream"]
 # (client, capture) -> why the prediction and the real client differ, found by this test: a strict xfail.
-DISAGREE = {
-    ("openai-node", "stub/plain_text_low"):
-        "the body is cut between events (HTP012, no terminal event): the matrix says breaks, but openai-node 7.59 "
-        "reads the cut as the stream's end and finalResponse() resolves with the last snapshot (in_progress), as "
-        "on LIF006; HTP012 has no per-client row yet",
-}
+DISAGREE: dict[tuple[str, str], str] = {}
 
 
 def _client_cases() -> list[object]:

@@ -154,6 +154,10 @@ def _negative_index(f: Finding, r: Linted) -> bool:
 _ok_where_negative = Effect(Verdict.OK, "", _negative_index)
 
 
+def _cut_between_events(f: Finding, r: Linted) -> bool:
+    return str(f.details.get("where", "")).startswith("between events")
+
+
 def _bom_before_data(f: Finding, r: Linted) -> bool:
     return details(f).get("first_field") == "data"
 
@@ -246,6 +250,7 @@ _PY_NO_COMPLETED = "RuntimeError: Didn't receive a `response.completed` event."
 _PY_NOT_PLACED = "RuntimeError: Received a content event for output index {index} before receiving its output item"
 _PY_OTHER_TYPE = "AssertionError (handle_event asserts the type of the item at output_index {index}: {type} is another's)"
 _NODE_BAD_INDEX = "OpenAIError: Invalid response output index."
+_CUT = "the connection ended after {bytes} bytes, {where}: {error}"
 _LC_NO_CHUNKS = "ValueError: No generation chunks were returned"
 _NODE_NO_EVENTS = "OpenAIError: request ended without sending any events"
 _NODE_UNHANDLED = "OpenAIError: Unhandled response stream event: unknown"
@@ -347,6 +352,19 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "codex": (_breaks(_CODEX_CLOSED),),
         "openai-agents": (_breaks(_AGENTS_NO_FINAL),),
         "open-responses": (_breaks(_SUITE),),
+    },
+    # -- the HTTP body cut off (an exchange rule; its row here for Responses streams) --------------------------
+    "HTP012": {
+        "openai-python": (_breaks(_CUT),),  # httpx raises on the incomplete body: APIConnectionError
+        # openai-node's decoder reads a cut between events as the end of the stream (finalResponse() resolves
+        # with the last snapshot: the gpt-oss stub's cut stream, captures/gpt-oss/stub); a cut inside an event
+        # flushes its partial data, and the empty data of the rule's capture fails to parse.
+        "openai-node": (_degrades("the cut reads as the stream's end: finalResponse() resolves with the last "
+                                  "snapshot (status 'in_progress'); no error is raised", when=_cut_between_events),
+                        _breaks(_NODE_BAD_JSON)),
+        "codex": (_breaks(_CUT),),
+        "openai-agents": (_breaks(_CUT),),
+        "langchain": (_breaks(_CUT),),  # over openai-python: OpenAIConnectionError (captures/gpt-oss, both cuts)
     },
     # -- lifecycle ----------------------------------------------------------------
     "LIF001": {
