@@ -29,31 +29,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_corpus import CAPTURES, Declaration, declaration, is_chat, is_messages, rel
+from test_corpus import CAPTURES, Declaration, declaration, is_chat, is_messages, is_probe_exchange, rel
 
 import node_oracle
-from checker.captures import sidecar
 from checker.compat import matrix
 from checker.engine import LintResult, StreamLinter
-from checker.http_checks import header, is_probe_meta
 from checker.oracles import Outcome, disagreement
 from checker.oracles import expected_output as _expected
 from checker.profiles import get_profile
-
-
-def _probe_exchange(path: Path) -> bool:
-    """A probe's record of an HTTP exchange that is not a whole event stream: a status, a stall, a cut, a
-    non-streaming answer. A streamed 200 that ended complete (a real server's answer, captures/gpt-oss) is what
-    the oracles replay, byte for byte, and is kept."""
-    meta_path = sidecar(path, "meta")
-    if not meta_path.is_file():
-        return False
-    meta = json.loads(meta_path.read_text())
-    if not is_probe_meta(meta):
-        return False
-    whole_stream = (meta.get("status") == 200 and "text/event-stream" in (header(meta, "content-type") or "")
-                    and (meta.get("ending") or {}).get("kind") == "complete" and not meta.get("fault"))
-    return not whole_stream
 
 
 # Probe captures that are not whole streams (captures/http: X.meta.json records an HTTP exchange: a status, a
@@ -63,7 +46,7 @@ def _probe_exchange(path: Path) -> bool:
 # elsewhere: tests/test_messages_oracles.py; Chat Completions streams, wherever they are: tests/test_chat_oracles.py).
 OTHER_DIALECTS = ("messages",)
 ALL = sorted(p for p in CAPTURES.rglob("*.sse")
-             if not _probe_exchange(p) and p.relative_to(CAPTURES).parts[0] not in OTHER_DIALECTS and not is_chat(p)
+             if not is_probe_exchange(p) and p.relative_to(CAPTURES).parts[0] not in OTHER_DIALECTS and not is_chat(p)
              and not is_messages(p))
 DECLARED_MATRICES = sorted(p for p in ALL if p.with_name(p.name[: -len(".sse")] + ".clients.json").is_file())
 

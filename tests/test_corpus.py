@@ -38,8 +38,9 @@ from typing import Any
 import pytest
 from generators import assert_written, load_generator
 
-from checker.captures import request_for
+from checker.captures import request_for, sidecar
 from checker.engine import Limits, LintResult, StreamLinter
+from checker.http_checks import header, is_probe_meta
 from checker.findings import Severity
 from checker.profiles import get_profile
 from checker.rules import RULES
@@ -71,6 +72,21 @@ class Declaration:
     bug: str | None = None
     about: str | None = None
     header_request: bool = field(default=False)  # the request came from a `: request` line
+
+
+def is_probe_exchange(path: Path) -> bool:
+    """A probe's record of an HTTP exchange that is not a whole event stream: a status, a stall, a cut, a
+    non-streaming answer. A streamed 200 that ended complete (a real server's answer, captures/gpt-oss) is what
+    the oracles replay, byte for byte, and is kept."""
+    meta_path = sidecar(path, "meta")
+    if not meta_path.is_file():
+        return False
+    meta = json.loads(meta_path.read_text())
+    if not is_probe_meta(meta):
+        return False
+    whole_stream = (meta.get("status") == 200 and "text/event-stream" in (header(meta, "content-type") or "")
+                    and (meta.get("ending") or {}).get("kind") == "complete" and not meta.get("fault"))
+    return not whole_stream
 
 
 def rel(path: Path) -> str:
