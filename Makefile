@@ -127,11 +127,11 @@ snapshots: $(STAMP)  ## rewrite tests/snapshots from the corpus (intended change
 
 # The mutant corpus's labels (tests/mutant_labels/): every real client installed here run on every mutant of
 # tests/mutant_corpus.py; run it after changing the generator, its sources or a client's pinned release.
-mutant-labels: $(STAMP)  ## run the real clients on the mutant corpus (tests/mutant_labels/)
+mutant-labels: $(STAMP)  ## run the real clients on the mutants (tests/mutant_labels/)
 	$(PYTHON) tests/node_oracle.py
 	$(BIN)/python tests/mutant_labels.py write
 
-mutant-report: $(STAMP)  ## agreement of the predictions with the mutant labels, per client and class
+mutant-report: $(STAMP)  ## predictions against the mutant labels, per client and class
 	$(BIN)/python tests/mutant_labels.py report
 
 clean:  ## remove .venv, caches and the demo's report

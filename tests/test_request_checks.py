@@ -62,7 +62,14 @@ def test_every_request_the_captures_record_is_valid_except_the_probes_invalid_on
         request = record.get("request") if path.name.endswith(".meta.json") else record
         if not isinstance(request, dict) or (path.name.endswith(".meta.json") and record.get("expect") == "error"):
             continue
-        invalid = path.name.startswith("HTP021")
+        if path.relative_to(ROOT / "captures").parts[0] == "cassettes":
+            continue  # other projects' recorded requests, as their SDKs sent them (Writer's legacy tool form)
+        # HTP021's probe sends an invalid request on purpose; the assistant_history input form sends an earlier
+        # answer back as output_text parts without the output message's id and status, as codex does
+        # (codex-rs ResponseItem::Message), which OpenAI's API takes and its published schema does not list.
+        # hosted_web_search forces the GA `web_search` tool by type, which the API takes (its tools list has it)
+        # and the published schema's tool_choice enum has not caught up with.
+        invalid = path.name.startswith(("HTP021", "assistant_history.", "hosted_web_search."))
         endpoint = dialects.for_endpoint(urlsplit(str(record.get("url") or "")).path) \
             if path.name.endswith(".meta.json") and record.get("url") else None
         if endpoint is not None and endpoint.requests is not None:

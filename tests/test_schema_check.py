@@ -125,7 +125,9 @@ def test_the_walk_agrees_with_jsonschema_rs_on_mutated_events(set_name: str) -> 
     by_type: dict[str, list[dict[str, Any]]] = {}
     for event in EVENTS[set_name]:
         uri = _schema_uri(set_name, event)
-        if uri is not None and len(by_type.setdefault(uri, [])) < 2:
+        # Valid events to mutate (a vendor's cassette may come first in the corpus with an event the schema
+        # rejects, whose mutations are nearly all invalid too).
+        if uri is not None and len(by_type.setdefault(uri, [])) < 2 and _rust(uri).is_valid(event):
             by_type[uri].append(event)
     for uri, events in sorted(by_type.items()):
         for event in events:

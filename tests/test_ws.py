@@ -88,7 +88,7 @@ def test_a_damaged_transcript_is_one_line_naming_the_line(tmp_path: Path) -> Non
 
 # The SSE rules about framing text (BOM, line ends, event: and data: lines, [DONE], fields, sizes of lines): a
 # WebSocket message has none. The others (JSON hazards, events after the terminal one, limits) apply as they are.
-FRAMING = {f"SSE{n:03}" for n in (1, 2, 3, 4, 5, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23)}
+FRAMING = {f"SSE{n:03}" for n in (1, 2, 3, 4, 5, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 28)}
 CORPUS = sorted((ROOT / "captures" / "rules").glob("[A-Z][A-Z][A-Z]0*.sse"))
 
 

@@ -92,7 +92,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = Tr
     they are still parsed (so the refusal can say why) but not listed in its ``--help``; ``quiet=False`` for a
     command with a ``--quiet`` of its own (proxy's: no live lines)."""
     # Unset (None) until checker.commands.config.apply fills them: from [tool.sse-check], else the defaults.
-    parser.add_argument("--profile", default=None, choices=sorted(PROFILES), help="which reference to hold the stream to (default: openai)")
+    parser.add_argument("--profile", default=None, choices=sorted(PROFILES), metavar="NAME",
+                        help=f"which reference to hold the stream to: {', '.join(sorted(PROFILES))} (default: openai)")
     parser.add_argument("--select", action="append", default=[], metavar="CODES",
                         help="only these rules: codes, family prefixes (ITM) or names, comma-separated; repeatable")
     parser.add_argument("--ignore", action="append", default=[], metavar="CODES",

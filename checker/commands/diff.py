@@ -50,8 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EPILOG
     parser.add_argument("old", metavar="OLD", help="the earlier build's capture, or a directory of them")
     parser.add_argument("new", metavar="NEW", help="the later build's capture, or a directory of them")
-    parser.add_argument("--profile", default="openai", choices=sorted(PROFILES),
-                        help="the profile both sides are linted under for the findings (default: openai)")
+    parser.add_argument("--profile", default="openai", choices=sorted(PROFILES), metavar="NAME",
+                        help="the profile both sides are linted under for the findings: "
+                             f"{', '.join(sorted(PROFILES))} (default: openai)")
     parser.add_argument("--dialect", metavar="NAME", choices=dialects.names(), default=None,
                         help="read both sides as this API's streams (one of: " + ", ".join(dialects.names())
                              + "); default: each capture's own, as lint decides it")

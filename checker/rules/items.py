@@ -53,7 +53,7 @@ UNKNOWN_ITEM = rule(
 )
 ITEM_ID_MISMATCH = rule(
     "ITM005", "item-id-mismatch", "error",
-    "{type}: item_id {item_id!r} but output_index {index} is item {expected!r}",
+    "{type}: item_id {item_id!r} but output_index {index} is {holder}",
     summary="Flags an event whose item_id and output_index name different items.",
     why="Clients that place by index (openai-python) and clients that check the id (openai-node fails "
         "\"expected item_id\") disagree about the delta's item. Both look the index up first: where no "

@@ -192,7 +192,8 @@ def test_the_scenario_list_fits_80_columns_with_names_whole(tmp_path: Path) -> N
     assert lines[0].split() == ["scenario", "expect", "what", "it", "checks"]
     names = [line.split()[0] for line in lines[1:-1] if line and not line.startswith(" ")]
     assert "reasoning_one_call_nonstream" in names and "a_scenario_of_our_own_with_a_long_name" in names
-    assert "long_name.json" in proc.stdout  # where it came from
+    # Where it came from: the file's path, folded within its column where it is longer than the column.
+    assert f"{files}/a_scenario_of_our_own_with_a_long_name.json" in "".join(line.strip() for line in lines)
 
 
 def test_an_error_answer_reads_as_expected_only_when_it_passes(llama_server: ServerProcess) -> None:

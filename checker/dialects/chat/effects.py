@@ -229,7 +229,19 @@ _BOTH_READ = (on_field((), ("", "/choices"), missing=("choices",)), on_field((),
               on_field((), _CHOICE, keywords=(), missing=("delta",)), on_field((), ("/choices/N/delta",)),
               on_field((), ("/choices/N/delta/tool_calls/N",)))
 _PY_READS = (on_field((), ("/choices/N/logprobs", "/choices/N/delta/tool_calls/N/function")),)
-_NODE_READS = (on_field((), ("/choices/N/delta/role",), keywords=("type", "enum")),
+def _not_null(f: Finding, r: object) -> bool:
+    # The schema's message names the received value first ("null is not of type 'string'").
+    return ": null is not " not in f.message
+
+
+def _all(*conditions: Condition) -> Condition:
+    return lambda f, r: all(c(f, r) for c in conditions)
+
+
+# openai-node keeps a delta's role only when it is truthy (``if (role) choice.message.role = role``): a null role
+# after the first delta is skipped, and a first delta without one is CHT003's (openllmetry's local5002 cassette:
+# a null role on the usage chunk, and openai-node 7.59.0 returns the completion).
+_NODE_READS = (_all(on_field((), ("/choices/N/delta/role",), keywords=("type", "enum")), _not_null),
                on_field((), ("/choices/N/delta/tool_calls/N/type",), keywords=("enum",)))
 
 
@@ -246,9 +258,10 @@ BY_RULE["CHT002"] = {
     "openai-node": (
         _breaks("OpenAIError: ChatCompletionStream reads {pointer} (Cannot read properties of …)",
                 when=_any(*_BOTH_READ, *_NODE_READS)),
+        # A null one is skipped as a falsy value is (``if (id)``, ``if (fn?.name)``, ``if (content)``).
         _degrades("the final message carries {pointer} as it came, not as the streamed text",
-                  when=on_field((), ("/choices/N/delta/content", "/choices/N/delta/tool_calls/N/id",
-                                     "/choices/N/delta/tool_calls/N/function/name"))),
+                  when=_all(on_field((), ("/choices/N/delta/content", "/choices/N/delta/tool_calls/N/id",
+                                          "/choices/N/delta/tool_calls/N/function/name")), _not_null)),
     ),
 }
 
@@ -262,12 +275,25 @@ def _refused(result: object) -> bool:
     return any("refusal" in item.parts for item in result.items)  # type: ignore[attr-defined]
 
 
+def _call_cut_by_length(result: object) -> bool:
+    # The token limit ended the answer while a choice streamed a tool call: the call's arguments stop mid-JSON
+    # (a model whose call was whole would have finished with "tool_calls").
+    return (FINISH_PREFIX + "length" in result.terminals  # type: ignore[attr-defined]
+            and any("tool_calls" in item.parts for item in result.items))  # type: ignore[attr-defined]
+
+
 AT_END: dict[str, tuple[EndEffect, ...]] = {
     "openai-agents": (
         EndEffect(Verdict.BREAKS, "ModelRefusalError: Model refused to produce output: … (a choice refuses, as a "
                                   "conforming stream may; the run raises it)", _refused,  # type: ignore[arg-type]
                   "openai-agents-python src/agents/exceptions.py (ModelRefusalError, raised by the run for a refusal; "
                   "measured, tests/test_real_clients.py)"),
+        EndEffect(Verdict.BREAKS, "ModelBehaviorError: Invalid JSON input for tool … (a choice ends with {terminal} "
+                                  "inside a tool call, as a conforming stream may; the run executes the cut call)",
+                  _call_cut_by_length,  # type: ignore[arg-type]
+                  "openai-agents-python src/agents/tool.py (_parse_function_tool_json_input, run on every call the "
+                  "model made; measured on captures/llama.cpp-probe/chat/function_call_truncated.sse, "
+                  "tests/test_real_clients.py)"),
     ),
     "openai-python": (
         EndEffect(Verdict.BREAKS, f"{_PY_LENGTH} (a choice ends with {{terminal}}, as a conforming stream may; "

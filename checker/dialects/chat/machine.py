@@ -405,7 +405,8 @@ class ChatMachine:
             truncated=self.truncated,
             items=tuple(ItemSummary(id=None, type="choice", output_index=state.index, done=state.finish is not None,
                                     added_at=state.first_event,
-                                    parts=tuple(name for name, length in state.lengths.items() if length))
+                                    parts=(*(name for name, length in state.lengths.items() if length),
+                                           *(("tool_calls",) if state.calls else ())))
                         for state in ordered),
             texts=[_report_item(state) for state in ordered] if self.keep_texts else None,
         )

@@ -154,6 +154,11 @@ def _negative_index(f: Finding, r: Linted) -> bool:
 _ok_where_negative = Effect(Verdict.OK, "", _negative_index)
 
 
+def _no_event(f: Finding, r: Linted) -> bool:
+    # No Responses event reached the machine: no item, and no response id from a response.created.
+    return not r.items and getattr(r, "response_id", None) is None
+
+
 def _cut_between_events(f: Finding, r: Linted) -> bool:
     return str(f.details.get("where", "")).startswith("between events")
 
@@ -379,6 +384,9 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "codex": (_breaks(_CODEX_CLOSED),),
         "openai-agents": (_breaks(_AGENTS_NO_FINAL),),
         "open-responses": (_breaks(_SUITE),),
+        # LangChain returns what the deltas built without a terminal event; a stream with no event at all (an
+        # undispatched `error:` line and [DONE]: captures/rules/SSE028-error-field-line.sse) gives it nothing.
+        "langchain": (_breaks(_LC_NO_CHUNKS, when=_no_event),),
     },
     "LIF007": {
         # openai-python: get_final_response() is response.completed's response, wherever it came.

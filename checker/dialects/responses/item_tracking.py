@@ -134,12 +134,17 @@ class ItemTracker:
             if by_index is not None and by_index is not item:
                 out.append(
                     items.ITEM_ID_MISMATCH.finding(
-                        pos, type=etype, item_id=item_id, index=index, expected=by_index.label
+                        pos, type=etype, item_id=item_id, index=index, holder=f"item {by_index.label!r}",
+                        details={"type": etype, "item_id": item_id, "index": index, "expected": by_index.label},
                     )
                 )
             elif by_index is None and type(index) is int:
                 out.append(
-                    items.ITEM_ID_MISMATCH.finding(pos, type=etype, item_id=item_id, index=index, expected=None)
+                    # No item at that index (the gpt-oss reference server's *.done events, one index past their
+                    # item's): the details leave "expected" out rather than carry a null.
+                    items.ITEM_ID_MISMATCH.finding(pos, type=etype, item_id=item_id, index=index,
+                                                   holder="empty (no output_item.added put an item there)",
+                                                   details={"type": etype, "item_id": item_id, "index": index})
                 )
             return item
         if by_index is not None:

@@ -7,7 +7,8 @@ Runs in the ``openai-agents`` environment (``checker/oracles/pins/openai-agents.
 ``OpenAIResponsesModel`` (dialect ``responses``) or ``OpenAIChatCompletionsModel`` (``chat``) over an
 ``AsyncOpenAI(base_url=BASE_URL, max_retries=0)``; tracing is off (``set_tracing_disabled``, and
 ``OPENAI_AGENTS_DISABLE_TRACING=1`` before the import), so nothing is exported anywhere. The user's call is
-``Runner.run_streamed(agent, input)`` and iterating ``stream_events()``: errors surface there.
+``Runner.run_streamed(agent, input)`` and iterating ``stream_events()``: errors surface there (``Runner.run``
+where the capture's declared request says ``stream: false``: that user's model request asks for one JSON answer).
 
 Each function the stream calls is a tool of the agent (an undeclared one fails the run), whose arguments are
 parsed by the SDK's own parser for function tools (``agents.tool._parse_function_tool_json_input``, what
@@ -78,9 +79,14 @@ async def _run(call: Call, out: dict[str, Any]) -> None:
                          tools=[_tool(agents, name) for name in call.tools], tool_use_behavior="stop_on_first_tool")
     result = None
     try:
-        result = agents.Runner.run_streamed(agent, input="hi", max_turns=2)
-        async for _ in result.stream_events():
-            pass
+        if call.request.get("stream") is False:
+            # The request the capture declares did not ask for a stream: the user's call is ``Runner.run``, whose
+            # model request says ``stream: false`` and reads the answer as one JSON object.
+            result = await agents.Runner.run(agent, input="hi", max_turns=2)
+        else:
+            result = agents.Runner.run_streamed(agent, input="hi", max_turns=2)
+            async for _ in result.stream_events():
+                pass
     except Exception as exc:  # noqa: BLE001 - whatever the SDK raises is the outcome
         out["raised"] = error_text(exc)
     if result is None:
