@@ -229,6 +229,8 @@ _BOTH_READ = (on_field((), ("", "/choices"), missing=("choices",)), on_field((),
               on_field((), _CHOICE, keywords=(), missing=("delta",)), on_field((), ("/choices/N/delta",)),
               on_field((), ("/choices/N/delta/tool_calls/N",)))
 _PY_READS = (on_field((), ("/choices/N/logprobs", "/choices/N/delta/tool_calls/N/function")),)
+
+
 def _not_null(f: Finding, r: object) -> bool:
     # The schema's message names the received value first ("null is not of type 'string'").
     return ": null is not " not in f.message
