@@ -223,8 +223,17 @@ class Linted(Protocol):
     @property
     def stop_reason(self) -> str | None: ...
 
+    @property
+    def response_id(self) -> str | None: ...
+
 
 Condition = Callable[[Finding, Linted], bool]
+
+
+def nothing_streamed(f: Finding, r: Linted) -> bool:
+    """No event of the dialect reached its machine: no item, and no id from a first event (a stream of nothing
+    but an undispatched `error:` line and [DONE])."""
+    return r.response_id is None and not r.items
 
 
 @dataclass(frozen=True, slots=True)

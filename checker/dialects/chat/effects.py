@@ -17,7 +17,9 @@ Every verdict here is checked against the real SDKs on every capture of captures
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, Verdict, on_field
+from checker.dialects.base import (
+    ClientEffects, Condition, Effect, EndEffect, Verdict, nothing_streamed, on_field,
+)
 from checker.dialects.chat.vocabulary import FINISH_PREFIX
 from checker.findings import Finding
 
@@ -60,11 +62,6 @@ def _names_missing(f: Finding, r: object) -> bool:
     return "type" in missing or "name" in missing
 
 
-def _no_chunk(f: Finding, r: object) -> bool:
-    # No chunk reached the machine: the stream had nothing but the undispatched error (and [DONE]).
-    return r.response_id is None and not r.items  # type: ignore[attr-defined]
-
-
 def _role_changed(f: Finding, r: object) -> bool:
     return bool(f.details.get("change"))
 
@@ -101,8 +98,8 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     "SSE010": {},
     # An `error:` line is dispatched by neither decoder: a stream of nothing else ends without a chunk.
     "SSE028": {"openai-python": (_breaks("AssertionError: get_final_completion() on a stream without a chunk (the "
-                                         "server's error was never dispatched)", when=_no_chunk),),
-               "openai-node": (_breaks("OpenAIError: request ended without sending any chunks", when=_no_chunk),)},
+                                         "server's error was never dispatched)", when=nothing_streamed),),
+               "openai-node": (_breaks("OpenAIError: request ended without sending any chunks", when=nothing_streamed),)},
     # -- chunks -------------------------------------------------------------------------------------------
     "CHT001": {
         "openai-python": (

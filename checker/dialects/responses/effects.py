@@ -24,7 +24,9 @@ Where the facts come from
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, ItemSummary, Linted, Verdict, details
+from checker.dialects.base import (
+    ClientEffects, Condition, Effect, EndEffect, ItemSummary, Linted, Verdict, details, nothing_streamed,
+)
 from checker.dialects.responses.vocabulary import (
     COMPLETED, FAILED, INCOMPLETE, NORMAL_END, OUTPUT_ITEM_DONE, TERMINAL_TYPES,
 )
@@ -152,11 +154,6 @@ def _negative_index(f: Finding, r: Linted) -> bool:
 # integer before it looks anything up: at such an event ITM014 says what it raises, and the lookups these rules
 # describe never happen.
 _ok_where_negative = Effect(Verdict.OK, "", _negative_index)
-
-
-def _no_event(f: Finding, r: Linted) -> bool:
-    # No Responses event reached the machine: no item, and no response id from a response.created.
-    return not r.items and getattr(r, "response_id", None) is None
 
 
 def _cut_between_events(f: Finding, r: Linted) -> bool:
@@ -386,7 +383,7 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         "open-responses": (_breaks(_SUITE),),
         # LangChain returns what the deltas built without a terminal event; a stream with no event at all (an
         # undispatched `error:` line and [DONE]: captures/rules/SSE028-error-field-line.sse) gives it nothing.
-        "langchain": (_breaks(_LC_NO_CHUNKS, when=_no_event),),
+        "langchain": (_breaks(_LC_NO_CHUNKS, when=nothing_streamed),),
     },
     "LIF007": {
         # openai-python: get_final_response() is response.completed's response, wherever it came.
