@@ -12,35 +12,35 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from checker.engine import Limits
+from checker.engine import EngineOptions, Limits
 from checker.errors import UsageError
 from checker.findings import Severity
 
 
 def _options(profile: str, select: Iterable[str] | None, ignore: Iterable[str] | None,
-             limits: Limits | None) -> dict[str, Any]:
+             limits: Limits | None) -> EngineOptions:
     from checker.profiles import get_profile
     from checker.rules import RULES
 
-    def codes(values: Iterable[str] | None) -> list[str] | None:
+    def codes(values: Iterable[str] | None) -> tuple[str, ...] | None:
         if values is None:
             return None
         chosen = [c for v in values for c in RULES if c.startswith(v.upper()) or RULES[c].name == v]
         unknown = [v for v in values if not any(c.startswith(v.upper()) or RULES[c].name == v for c in RULES)]
         if unknown:
             raise ValueError(f"select/ignore: {', '.join(map(repr, unknown))} match no rule")
-        return chosen
+        return tuple(chosen)
 
-    return {"profile": get_profile(profile), "select": codes(select), "ignore": codes(ignore),
-            "limits": limits or Limits()}
+    return EngineOptions(profile=get_profile(profile), select=codes(select), ignore=codes(ignore),
+                         limits=limits or Limits())
 
 
-def _record(name: str, result: Any, fail_on: str, clients: bool, oracles: dict[str, Any] | None = None) -> dict[str, Any]:
+def _record(name: str, result: Any, fail_on: str, clients: bool) -> dict[str, Any]:
     from checker.report import ReportOptions
     from checker.report.json_report import file_entry
 
     options = ReportOptions(command="lint", profile=result.profile, fail_on=Severity.parse(fail_on),
-                            clients=clients, oracles={name: oracles} if oracles else {})
+                            clients=clients)
     return file_entry(name, result, options)
 
 

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Self
 
 import orjson
 
 from checker import dialects, json_scan, structured_output
 from checker.body_sniff import BodySniffer
 from checker.dialects.base import Dialect, Machine, StreamSummary
+from checker.engine_options import EngineOptions
 from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position
 from checker.json_scan import has_long_digits, key_count
@@ -34,8 +35,8 @@ from checker.run_template import RunTemplates, Template
 from checker.sse import SSEDecoder, SSEEvent
 
 # Re-exported: the engine's results and limits are imported from here by most callers.
-__all__ = ["TRACE_DATA_BUDGET", "TRACE_DATA_CLIP", "Limits", "LintResult", "StreamLinter", "TraceEntry", "lint_bytes",
-           "lint_chunks"]
+__all__ = ["TRACE_DATA_BUDGET", "TRACE_DATA_CLIP", "EngineOptions", "Limits", "LintResult", "StreamLinter", "TraceEntry",
+           "lint_bytes", "lint_chunks", "lint_with"]
 
 _UNPARSED = json_scan.UNPARSED
 # Set by a first finding of these: an empty stream is no news then.
@@ -94,6 +95,15 @@ class StreamLinter:
         self._plain = False
         # Every event recorded for timelines and the HTML report; off by default.
         self._trace: Trace | None = Trace() if trace else None
+
+    @classmethod
+    def from_options(cls, options: EngineOptions, *, request: dict[str, Any] | None = None,
+                     dialect: Dialect | str | None = None, keep_texts: bool = False) -> Self:
+        """The engine under the commands' typed options (``dialect``, when given, wins over the options': an
+        exchange's recorded endpoint decides it, checker.http_checks)."""
+        return cls(profile=options.profile, request=request, select=options.select, ignore=options.ignore,
+                   limits=options.limits, collapse=options.collapse, trace=options.trace, keep_texts=keep_texts,
+                   dialect=dialect if dialect is not None else options.dialect)
 
     def _use(self, dialect: Dialect, schemas: Any = None) -> None:
         """Check the stream as ``dialect``: its schema set (``schemas``, else the one the profile names for it)
@@ -486,6 +496,13 @@ class StreamLinter:
 def lint_bytes(data: bytes, **options: Any) -> LintResult:
     """Lint a whole capture held in memory."""
     linter = StreamLinter(**options)
+    linter.feed(data)
+    return linter.close()
+
+
+def lint_with(options: EngineOptions, data: bytes, *, request: dict[str, Any] | None = None) -> LintResult:
+    """Lint a whole capture held in memory under the commands' typed options."""
+    linter = StreamLinter.from_options(options, request=request)
     linter.feed(data)
     return linter.close()
 

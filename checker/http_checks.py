@@ -48,13 +48,12 @@ from urllib.parse import urlsplit
 
 from checker import dialects, request_checks
 from checker.dialects.base import Dialect
-from checker.engine import Limits, LintResult, StreamLinter
+from checker.engine import EngineOptions, LintResult, StreamLinter
 from checker.exchange_meta import ENDINGS, META_VERSION, is_exchange_meta
 from checker.exchange_text import clip as _clip
 from checker.exchange_text import host as _host
 from checker.exchange_text import num as _num
 from checker.exchange_text import one_line as _one_line
-from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position
 from checker.nonstream_checks import (
     MAX_KEPT_BODY,
@@ -65,7 +64,6 @@ from checker.nonstream_checks import (
     nonstream_object_findings,
     not_error_json,
 )
-from checker.profiles import OPENAI, Profile
 from checker.rules import http as rules
 from checker.schemas import load_schema_set
 
@@ -130,25 +128,26 @@ class ExchangeLinter:
     stream); the rest may be filled in before :meth:`close`. The options are :class:`StreamLinter`'s.
     """
 
-    def __init__(self, meta: Mapping[str, Any], *, profile: Profile = OPENAI, **options: Any) -> None:
+    def __init__(self, meta: Mapping[str, Any], options: EngineOptions = EngineOptions(), *,
+                 request: dict[str, Any] | None = None) -> None:
         self.meta = meta
-        self.profile = profile
+        self.profile = options.profile
         # The exchange's own findings (HTTP, a non-streaming answer) are selected and judged by the profile as
         # the stream's are; each is reported (they are few, and two alike are two facts of the exchange).
-        self.sink = FindingSink(profile, select=options.get("select"), ignore=options.get("ignore"), collapse=False)
-        self.trace = bool(options.get("trace"))
+        self.sink = options.sink(collapse=False)
+        self.trace = options.trace
         self.streamed = is_stream_body(meta)
         options = with_recorded_limits(options, meta)
-        given = options.pop("dialect", None)
         # The dialect: the one given (lint --dialect), else the endpoint's the meta recorded (a probe's meta
         # without a URL is the default dialect's), else what the stream's first event shows.
         found = exchange_dialect(meta)
-        self.dialect: Dialect | None = dialects.get(given) if isinstance(given, str) else given or found
-        if given is None and found is None and dialects.other_endpoint(_path(meta)) is not None:
+        self.dialect: Dialect | None = dialects.get(options.dialect) if options.dialect is not None else found
+        if options.dialect is None and found is None and dialects.other_endpoint(_path(meta)) is not None:
             # The exchange was with an endpoint of an API without a dialect: that its stream is not a dialect's
             # (SCH010) is no news. The proxy records such answers; their lint must say what the proxy said.
-            options = {**options, "ignore": [*(options.get("ignore") or ()), "SCH010"]}
-        self.linter = StreamLinter(profile=profile, dialect=self.dialect, **options) if self.streamed else None
+            options = options.ignoring("SCH010")
+        self.linter = (StreamLinter.from_options(options, request=request, dialect=self.dialect)
+                       if self.streamed else None)
         self._kept = bytearray()
         self._bytes = 0
         self._tail = b""
@@ -237,7 +236,7 @@ def client_left(meta: Mapping[str, Any]) -> bool:
     return isinstance(ending, Mapping) and ending.get("kind") == "interrupted" and ending.get("detail") == CLIENT_LEFT
 
 
-def with_recorded_limits(options: dict[str, Any], meta: Mapping[str, Any]) -> dict[str, Any]:
+def with_recorded_limits(options: EngineOptions, meta: Mapping[str, Any]) -> EngineOptions:
     """The engine options with ``max_bytes``/``max_events`` lowered to the caps the probe read under.
 
     The probe stops reading a stream just past its caps; linting the saved capture under the same caps is
@@ -246,18 +245,19 @@ def with_recorded_limits(options: dict[str, Any], meta: Mapping[str, Any]) -> di
     recorded = meta.get("limits") or {}
     if not isinstance(recorded, Mapping):
         return options
-    limits = options.get("limits") or Limits()
+    limits = options.limits
     changes = {}
     for name in ("max_bytes", "max_events"):
         value = recorded.get(name)
         if isinstance(value, int) and value > 0 and value < getattr(limits, name):
             changes[name] = value
-    return {**options, "limits": dataclasses.replace(limits, **changes)} if changes else options
+    return dataclasses.replace(options, limits=dataclasses.replace(limits, **changes)) if changes else options
 
 
-def lint_exchange(meta: Mapping[str, Any], chunks: Iterable[bytes], **options: Any) -> LintResult:
+def lint_exchange(meta: Mapping[str, Any], chunks: Iterable[bytes], options: EngineOptions = EngineOptions(), *,
+                  request: dict[str, Any] | None = None) -> LintResult:
     """Lint a recorded exchange: its meta and its body bytes."""
-    linter = ExchangeLinter(meta, **options)
+    linter = ExchangeLinter(meta, options, request=request)
     for chunk in chunks:
         linter.feed(chunk)
     return linter.close()

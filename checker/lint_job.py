@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from checker.captures import is_url, meta_for, read_chunks, request_for
-from checker.engine import LintResult, StreamLinter
+from checker.engine import EngineOptions, LintResult, StreamLinter
 from checker.errors import UsageError
 
 if TYPE_CHECKING:  # imported where a probe's capture needs it: a plain lint does not pay for the HTTP checks
@@ -28,10 +28,10 @@ class Job:
     """One capture to lint and how: its source, the engine's options, a forced request, an oracle to run."""
 
     source: Path | str  # a path, a URL, or "-" (stdin: only in the calling process)
-    options: dict[str, Any]  # StreamLinter's keyword arguments (checker.commands.common.engine_options)
+    options: EngineOptions = EngineOptions()  # checker.commands.common.engine_options
     request: dict[str, Any] | None = None  # --request: the same request body for every capture
     forced_request: bool = False  # True when ``request`` replaces the sidecar (even when it is None)
-    oracle: str | None = None  # --oracle CLIENT: also run that real client on the capture
+    keep_body: bool = False  # --oracle: the capture's bytes go back too, for the real clients to be run on
 
 
 @dataclass(slots=True)
@@ -42,7 +42,7 @@ class Done:
     result: LintResult | None = None
     error: str | None = None  # the capture could not be read: one line
     exchange: dict[str, Any] | None = None  # a saved probe exchange's facts (X.meta.json), for the text report
-    oracles: dict[str, Any] | None = None  # {client: checker.oracles.Outcome}
+    body: bytes | None = None  # the capture's bytes (Job.keep_body)
 
 
 def source_name(source: Path | str) -> str:
@@ -66,7 +66,7 @@ def sidecars(source: Path | str) -> tuple[dict[str, Any] | None, Any]:
     return request_for(source), meta
 
 
-def make_linter(request: dict[str, Any] | None, meta: Any, options: dict[str, Any],
+def make_linter(request: dict[str, Any] | None, meta: Any, options: EngineOptions,
                 source: Path | str | None = None) -> StreamLinter | ExchangeLinter | WebSocketLinter:
     """The engine for one capture; for a capture saved by ``sse-check probe`` (an ``X.meta.json`` recording
     its HTTP exchange), the engine plus the HTTP checks, so that lint reports what the probe reported; for
@@ -74,17 +74,17 @@ def make_linter(request: dict[str, Any] | None, meta: Any, options: dict[str, An
     if source is not None and str(source).endswith(".ws.jsonl"):
         from checker.ws_checks import WebSocketLinter
 
-        return WebSocketLinter(name=source_name(source), **options)
+        return WebSocketLinter(options, name=source_name(source))
     if meta is not None:
         from checker.http_checks import ExchangeLinter, is_probe_meta  # a sidecar: maybe a probe's capture
 
         if is_probe_meta(meta):
-            return ExchangeLinter(meta, request=request, **options)
-    return StreamLinter(request=request, **options)
+            return ExchangeLinter(meta, options, request=request)
+    return StreamLinter.from_options(options, request=request)
 
 
 def linter_for(source: Path | str, request: dict[str, Any] | None,
-               options: dict[str, Any]) -> StreamLinter | ExchangeLinter | WebSocketLinter:
+               options: EngineOptions) -> StreamLinter | ExchangeLinter | WebSocketLinter:
     """The engine for one capture as ``sse-check lint`` runs it (with the HTTP checks for a capture saved by
     ``sse-check probe``): for the commands and the pytest plugin that lint a capture themselves."""
     meta = None if source == "-" else sidecars(source)[1]
@@ -103,21 +103,6 @@ def exchange_info(meta: Any) -> dict[str, Any]:
             "ending": {"kind": record.ending.kind, "detail": record.ending.detail, "bytes": record.ending.bytes}}
 
 
-_ORACLES: dict[str, Any] = {}
-
-
-def _oracle(name: str) -> Any:
-    """The real client ``name``, started once per process (a pool worker keeps it)."""
-    if name not in _ORACLES:
-        from checker.oracles import OracleUnavailable, get_oracle
-
-        try:
-            _ORACLES[name] = get_oracle(name)
-        except (OracleUnavailable, ValueError) as exc:
-            raise UsageError(str(exc)) from None
-    return _ORACLES[name]
-
-
 def run_job(job: Job) -> Done:
     """Read, lint and (with an oracle) run the real client on one capture; never raises for a bad capture."""
     name = source_name(job.source)
@@ -126,7 +111,7 @@ def run_job(job: Job) -> Done:
         if job.forced_request:
             request = job.request
         linter = make_linter(request, meta, job.options, job.source)
-        held = bytearray() if job.oracle is not None else None  # the oracle needs the whole capture
+        held = bytearray() if job.keep_body else None  # the real clients are run on the whole capture
         for chunk in read_chunks(job.source):
             linter.feed(chunk)
             if held is not None:
@@ -140,8 +125,8 @@ def run_job(job: Job) -> Done:
     done = Done(name, result=linter.close())
     if hasattr(linter, "meta"):  # an ExchangeLinter: the text report words a saved probe's answer as probe did
         done.exchange = exchange_info(linter.meta)
-    if job.oracle is not None and held is not None:
-        done.oracles = {job.oracle: _oracle(job.oracle)(bytes(held))}
+    if held is not None:
+        done.body = bytes(held)
     return done
 
 

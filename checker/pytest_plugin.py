@@ -25,6 +25,7 @@ findings (see ``checker.baseline``). ``-p no:sse_check`` unloads the plugin.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 from collections.abc import Iterator
@@ -37,7 +38,7 @@ import pytest
 from checker import dialects
 from checker.baseline import BaselineRun
 from checker.baseline import load as load_baseline
-from checker.engine import LintResult
+from checker.engine import EngineOptions, LintResult
 from checker.errors import UsageError
 from checker.findings import Severity
 from checker.profiles import PROFILES, get_profile
@@ -109,16 +110,20 @@ class Settings:
     gate: BaselineRun
     invocation_dir: Path
 
-    def engine(self, profile: str) -> dict[str, Any]:
-        return {"profile": get_profile(profile), "select": self.select, "ignore": self.ignore}
+    def engine(self, profile: str) -> EngineOptions:
+        return EngineOptions(profile=get_profile(profile), select=_codes(self.select), ignore=_codes(self.ignore))
 
-    def capture_engine(self, profile: str) -> dict[str, Any]:
+    def capture_engine(self, profile: str) -> EngineOptions:
         """A capture's engine options: the probe's, and the dialect when one is forced."""
-        options = self.engine(profile)
-        return {**options, "dialect": self.dialect} if self.dialect else options
+        return dataclasses.replace(self.engine(profile), dialect=self.dialect)
 
     def owns(self, path: Path) -> bool:
         return any(path == root or root in path.parents for root in self.roots)
+
+
+def _codes(values: list[str] | None) -> tuple[str, ...] | None:
+    """--select/--ignore as the engine options hold them (code prefixes; None for none)."""
+    return tuple(values) if values else None
 
 
 SETTINGS = pytest.StashKey["Settings | None"]()

@@ -20,6 +20,7 @@ construction. Sans-I/O.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import deque
 from dataclasses import dataclass, field
@@ -27,11 +28,9 @@ from typing import Any
 
 import orjson
 
-from checker.engine import LintResult, StreamLinter
-from checker.finding_sink import FindingSink
+from checker.engine import EngineOptions, LintResult, StreamLinter
 from checker.findings import Finding, Position
 from checker.json_scan import json_kind
-from checker.profiles import OPENAI
 from checker.rules import websocket as wsk
 from checker.sse import SSEEvent
 from checker.ws_transcript import Record, TranscriptReader
@@ -123,16 +122,14 @@ class ResponseOutcome:
 class WebSocketLinter:
     """Lint one WebSocket connection's transcript: ``feed`` its bytes (any chunking), then ``close``.
 
-    ``options`` are :class:`StreamLinter`'s (profile, select, ignore, limits, collapse, ...), applied to
-    every response's engine and to the WSK findings alike; a ``request`` given is ignored: each response's
-    request is the ``response.create`` the transcript recorded."""
+    ``options`` (profile, select, ignore, limits, collapse) apply to every response's engine and to the WSK
+    findings alike; each response's request is the ``response.create`` the transcript recorded."""
 
-    def __init__(self, *, request: dict[str, Any] | None = None, name: str = "transcript", **options: Any) -> None:
-        options.pop("trace", None)  # timelines are drawn from SSE events; a transcript has none to draw
-        options.pop("dialect", None)
-        self.options = options
-        self.sink = FindingSink(options.get("profile", OPENAI), select=options.get("select"),
-                                ignore=options.get("ignore"), collapse=options.get("collapse", True))
+    def __init__(self, options: EngineOptions = EngineOptions(), *, name: str = "transcript") -> None:
+        # Timelines are drawn from SSE events (a transcript has none to draw), and every response of the
+        # WebSocket mode is a Responses one.
+        self.options = dataclasses.replace(options, trace=False, dialect="responses")
+        self.sink = options.sink()
         self.reader = TranscriptReader(name)
         self.header: dict[str, Any] | None = None
         self.responses: list[_Response] = []
@@ -206,8 +203,7 @@ class WebSocketLinter:
         request = {k: v for k, v in body.items() if k != "type"}
         previous = request.get("previous_response_id")
         response = _Response(number=len(self.responses) + 1, scenario=str(record.fields.get("scenario") or ""),
-                             request=request, linter=MessageLinter(request=request, dialect="responses",
-                                                                   **self.options),
+                             request=request, linter=MessageLinter.from_options(self.options, request=request),
                              previous=previous if isinstance(previous, str) else None, line=record.line,
                              expect=str(record.fields.get("expect") or "stream"))
         self.responses.append(response)

@@ -181,7 +181,8 @@ def test_lint_oracle_without_the_client_installed_is_one_line(monkeypatch: pytes
     code = main(["lint", str(CAPTURES / "conforming" / "text.sse"), "--oracle", "openai-python"])
     err = capsys.readouterr().err
     assert code == 2
-    assert err.strip() == "sse-check: --oracle openai-python needs the openai package (pip install openai)"
+    assert err.strip() == ("sse-check: --oracle openai-python: the openai package is not installed "
+                           "(pip install -e '.[test]' (openai==3.57.0))")
 
 
 def test_an_openai_event_unknown_to_open_responses_breaks_only_the_open_responses_suite() -> None:

@@ -15,6 +15,7 @@ from checker.dialects.base import ClientEffects, Dialect, FindingDetails, ItemSu
 from checker.dialects.responses import DIALECT as RESPONSES
 from checker.dialects.responses.vocabulary import TERMINAL_TYPES
 from checker.engine import StreamLinter, lint_bytes
+from checker.engine_options import EngineOptions
 from checker.findings import Finding, Position
 from checker.rules import lifecycle
 
@@ -322,5 +323,5 @@ def test_the_recorded_endpoint_decides_before_the_stream(toy: Dialect) -> None:
     assert as_toy.dialect == "toy" and as_toy.codes() == []
     by_stream = lint_exchange(_meta("http://127.0.0.1:1/v1/other"), [_TOY])
     assert by_stream.dialect == "toy"
-    forced = lint_exchange(_meta("http://127.0.0.1:1/v1/toy"), [_TOY], dialect="responses")
+    forced = lint_exchange(_meta("http://127.0.0.1:1/v1/toy"), [_TOY], EngineOptions(dialect="responses"))
     assert forced.dialect == "responses" and "SCH010" in forced.codes()

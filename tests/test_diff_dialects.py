@@ -16,6 +16,7 @@ from pathlib import Path
 
 from checker.commands.diff import diff_pair
 from checker.diff import Change, compare, shape_of
+from checker.engine_options import EngineOptions
 from checker.profiles import get_profile
 from checker.synth.chat import ChatStreamBuilder, encode_chat
 from checker.synth.messages import MessagesStreamBuilder
@@ -24,7 +25,7 @@ from checker.synth.messages import encode as encode_messages
 ROOT = Path(__file__).resolve().parents[1]
 CHAT = ROOT / "captures" / "chat"
 MESSAGES = ROOT / "captures" / "messages"
-OPTIONS = {"profile": get_profile("openai")}
+OPTIONS = EngineOptions(profile=get_profile("openai"))
 
 
 def texts(changes: list[Change], aspect: str | None = None) -> list[str]:
@@ -32,7 +33,7 @@ def texts(changes: list[Change], aspect: str | None = None) -> list[str]:
 
 
 def diff_files(old: Path, new: Path) -> list[Change]:
-    return diff_pair("x", old, new, dict(OPTIONS)).changes
+    return diff_pair("x", old, new, OPTIONS).changes
 
 
 def chat(builder: ChatStreamBuilder, **kwargs: object) -> bytes:

@@ -20,6 +20,7 @@ import pytest
 from checker.captures import request_for
 from checker.cli import main
 from checker.engine import LintResult
+from checker.engine_options import EngineOptions
 from checker.findings import Severity
 from checker.http_checks import ExchangeLinter, is_probe_meta
 from checker.live.probe import ProbeLimits, build_meta
@@ -48,7 +49,7 @@ def lint(path: Path, chunks: list[bytes] | None = None, profile: str = "openai")
     from checker.profiles import get_profile
 
     data = path.read_bytes()
-    linter = ExchangeLinter(meta_of(path), profile=get_profile(profile), request=request_for(path))
+    linter = ExchangeLinter(meta_of(path), EngineOptions(profile=get_profile(profile)), request=request_for(path))
     for chunk in chunks if chunks is not None else [data]:
         linter.feed(chunk)
     return linter.close()
@@ -176,7 +177,7 @@ def test_only_the_unknown_model_is_the_documented_accepted_request() -> None:
     (strict,) = [f for f in lint(path).findings if f.code == "HTP005"]
     assert strict.severity == Severity.WARNING and strict.known_deviation is None
     meta = {**meta_of(path), "scenario": "malformed_input"}
-    linter = ExchangeLinter(meta, profile=get_profile("llama.cpp"), request=request_for(path))
+    linter = ExchangeLinter(meta, EngineOptions(profile=get_profile("llama.cpp")), request=request_for(path))
     linter.feed(path.read_bytes())
     (other,) = [f for f in linter.close().findings if f.code == "HTP005"]
     assert other.severity == Severity.WARNING and other.known_deviation is None
@@ -224,7 +225,7 @@ def test_the_real_llama_server_accepts_messages_given_as_an_object() -> None:
     request schema (MessageCreateParams) finds it all the same."""
     path = REAL_PROBE / "messages" / "malformed_input.sse"
     meta = {**meta_of(path), "expect": "stream", "scenario": None}
-    linter = ExchangeLinter(meta, profile=get_profile("llama.cpp"), request=request_for(path))
+    linter = ExchangeLinter(meta, EngineOptions(profile=get_profile("llama.cpp")), request=request_for(path))
     linter.feed(path.read_bytes())
     (accepted,) = [f for f in linter.close().findings if f.code == "HTP005"]
     assert accepted.severity == Severity.WARNING

@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, str, str], ...] = (
      "the SSE decoder, the JSON Schemas, request checks"),
     ("dialects", "dialects", "one package per wire format: vocabulary, machine, schema findings, client effects"),
     ("profiles", "profiles", "where the references disagree, per dialect, as data"),
-    ("engine", "engine body_sniff json_scan finding_sink lint_result run_template run_match",
+    ("engine", "engine engine_options body_sniff json_scan finding_sink lint_result run_template run_match",
      "the pipeline: bytes, events, a dialect's machine, findings"),
     ("exchange", "exchange_meta exchange_text nonstream_checks http_checks ws_transcript ws_checks",
      "a whole HTTP exchange or WebSocket connection: its record, status, headers, a non-streamed body"),
@@ -293,8 +293,8 @@ def test_contributing_shows_this_map() -> None:
 
 SAMPLE = """
 import json
-import checker.sse
 from checker.rules import framing
+import checker.sse
 from .. import text
 from ..rules.registry import Rule
 from .y import helper

@@ -31,6 +31,7 @@ from test_corpus import CAPTURES, declaration, is_probe_exchange, rel
 
 from checker.compat import Verdict, matrix
 from checker.engine import LintResult, StreamLinter
+from checker.engine_options import EngineOptions
 from checker.lint_job import linter_for
 from checker.oracles import registry
 from checker.oracles.protocol import Outcome
@@ -54,7 +55,7 @@ def linted(path: Path) -> LintResult:
     """The capture as ``sse-check lint`` checks it: a probe's saved exchange (X.meta.json) with the HTTP checks,
     which is what the runner replays to the client (its status, headers, stalls and cuts)."""
     decl = declaration(path)
-    options = {"profile": get_profile("openai"), "select": None, "ignore": None, "limits": decl.limits}
+    options = EngineOptions(profile=get_profile("openai"), limits=decl.limits)
     linter = linter_for(path, decl.request, options)
     linter.feed(path.read_bytes())
     result: LintResult = linter.close()

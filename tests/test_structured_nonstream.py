@@ -16,6 +16,7 @@ import pytest
 
 from checker import dialects
 from checker.captures import request_for
+from checker.engine_options import EngineOptions
 from checker.http_checks import ExchangeLinter
 from checker.nonstream_checks import nonstream_findings
 from checker.profiles import get_profile
@@ -30,7 +31,7 @@ FMT_RULES = sorted(code for code in RULES if code.startswith("FMT"))
 
 def lint(path: Path) -> set[str]:
     meta = json.loads(path.with_name(path.name.removesuffix(".sse") + ".meta.json").read_text())
-    linter = ExchangeLinter(meta, profile=get_profile("openai"), request=request_for(path))
+    linter = ExchangeLinter(meta, EngineOptions(profile=get_profile("openai")), request=request_for(path))
     linter.feed(path.read_bytes())
     return {f.code for f in linter.close().findings}
 

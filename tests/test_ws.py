@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from checker.engine import StreamLinter
+from checker.engine_options import EngineOptions
 from checker.errors import UsageError
 from checker.lint_job import Job, run_job
 from checker.rules import RULES
@@ -21,8 +22,8 @@ TRANSCRIPTS = sorted(WS.glob("*.ws.jsonl"))
 WSK = sorted(code for code in RULES if code.startswith("WSK"))
 
 
-def lint(data: bytes, **options: object) -> list[str]:
-    linter = WebSocketLinter(**options)  # type: ignore[arg-type]
+def lint(data: bytes, options: EngineOptions = EngineOptions()) -> list[str]:
+    linter = WebSocketLinter(options)
     linter.feed(data)
     return linter.close().codes()
 
@@ -68,16 +69,16 @@ def test_the_generator_writes_the_transcripts_byte_for_byte() -> None:
 
 def test_lint_of_a_transcript_is_the_websocket_checks_with_the_command_s_options() -> None:
     path = WS / "WSK005-abnormal-close.ws.jsonl"
-    done = run_job(Job(path, {}))
+    done = run_job(Job(path))
     assert done.error is None and done.result is not None and done.result.codes() == ["WSK005"]
-    quiet = run_job(Job(path, {"ignore": ["WSK005"]}))
+    quiet = run_job(Job(path, EngineOptions(ignore=("WSK005",))))
     assert quiet.result is not None and quiet.result.codes() == []
 
 
 def test_a_damaged_transcript_is_one_line_naming_the_line(tmp_path: Path) -> None:
     path = tmp_path / "cut.ws.jsonl"
     path.write_bytes(b"".join((WS / "conforming.ws.jsonl").read_bytes().splitlines(keepends=True)[:3]) + b"{not json\n")
-    done = run_job(Job(path, {}))
+    done = run_job(Job(path))
     assert done.result is None and done.error is not None
     assert "\n" not in done.error and "line 4" in done.error
     with pytest.raises(UsageError, match="not an sse-check websocket transcript"):

@@ -14,9 +14,9 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
-from checker.engine import Limits
+from checker.engine import EngineOptions, Limits
 from checker.errors import UsageError
 from checker.findings import Severity
 from checker.profiles import PROFILES, get_profile
@@ -197,9 +197,10 @@ def selectors(values: Sequence[str]) -> list[str]:
     return chosen
 
 
-def engine_options(opts: EngineArgs, override: Override | None = None) -> dict[str, Any]:
+def engine_options(opts: EngineArgs, override: Override | None = None, *, dialect: str | None = None) -> EngineOptions:
     """The engine's options from the command line and the configuration; ``override`` is a per-path entry of
-    the configuration (checker.commands.config.Override) that applies to one capture, below the command line."""
+    the configuration (checker.commands.config.Override) that applies to one capture, below the command line;
+    ``dialect`` the one --dialect forces."""
     profile_name, select, ignore = opts.profile, opts.select, opts.ignore
     if override is not None:
         if override.profile is not None and "profile" not in opts.given:
@@ -212,15 +213,16 @@ def engine_options(opts: EngineArgs, override: Override | None = None) -> dict[s
         profile = get_profile(profile_name)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return {
-        "profile": profile,
-        "select": selectors(select) or None,
-        "ignore": selectors(ignore) or None,
-        "limits": opts.limits,
-        "collapse": not opts.all_occurrences,
+    return EngineOptions(
+        profile=profile,
+        select=tuple(selectors(select)) or None,
+        ignore=tuple(selectors(ignore)) or None,
+        limits=opts.limits,
+        collapse=not opts.all_occurrences,
         # The HTML report draws every event, so it needs the trace too.
-        "trace": opts.timeline or opts.format == "html",
-    }
+        trace=opts.timeline or opts.format == "html",
+        dialect=dialect,
+    )
 
 
 def report_options(opts: EngineArgs, *, command: str, clients: bool = False) -> ReportOptions:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlsplit
 
 from checker.commands.common import save_dir
+from checker.engine_options import EngineOptions
 from checker.errors import UsageError
 from checker.live.probe import ProbeConfig, ProbeLimits, endpoint
 from checker.live.redact import Redactor, secrets_of_headers
@@ -48,7 +47,7 @@ def parse_headers(values: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
     return headers
 
 
-def probe_config(opts: ConnectionOptions, engine: Mapping[str, Any] | None = None) -> ProbeConfig:
+def probe_config(opts: ConnectionOptions, engine: EngineOptions = EngineOptions()) -> ProbeConfig:
     """The probe's configuration: the endpoint, the headers (the API key as a bearer token unless an
     Authorization header is given), every secret to mask, and the ``--save`` folder (created)."""
     url = endpoint(opts.base_url)
@@ -66,5 +65,5 @@ def probe_config(opts: ConnectionOptions, engine: Mapping[str, Any] | None = Non
     if opts.insecure:
         print("sse-check: warning: --insecure: TLS certificates are not verified", file=sys.stderr)
     return ProbeConfig(url=url, model=opts.model, headers=tuple(headers), redactor=Redactor(secrets),
-                       verify=not opts.insecure, limits=opts.limits, engine=dict(engine or {}),
+                       verify=not opts.insecure, limits=opts.limits, engine=engine,
                        save_dir=save_dir(opts.save))

@@ -18,14 +18,14 @@ from typing import IO, Any
 from rich.text import Text
 
 from checker import dialects
-from checker.dialects.base import Dialect
-from checker.version import __version__
 from checker.captures import CAPTURE_SUFFIX, read_chunks, request_for
 from checker.commands.common import open_output
+from checker.dialects.base import Dialect
 from checker.diff import Change, ShapeBuilder, StreamShape, compare
-from checker.engine import LintResult
+from checker.engine import EngineOptions, LintResult
 from checker.errors import UsageError
 from checker.profiles import PROFILES, get_profile
+from checker.version import __version__
 
 HELP = "compare two builds' captures of the same scenarios: grammar, findings, output"
 
@@ -96,7 +96,7 @@ def _scenarios(directory: Path) -> dict[str, Path]:
     }
 
 
-def read(path: Path, options: dict[str, Any]) -> tuple[StreamShape, LintResult]:
+def read(path: Path, options: EngineOptions) -> tuple[StreamShape, LintResult]:
     """One pass over a capture: its shape and its lint, as ``sse-check lint`` lints it (with the HTTP findings
     of the exchange recorded in ``X.meta.json`` for a capture saved by ``sse-check probe --save``)."""
     from checker.lint_job import linter_for
@@ -109,18 +109,17 @@ def read(path: Path, options: dict[str, Any]) -> tuple[StreamShape, LintResult]:
     return builder.close(), linter.close()
 
 
-def _decided(linter: Any, options: dict[str, Any]) -> Dialect | None:
+def _decided(linter: Any, options: EngineOptions) -> Dialect | None:
     """The dialect lint decided before the stream (``--dialect``, or the endpoint a probe's ``X.meta.json``
     recorded); None: the first event object decides, for the shape as for the lint."""
-    given = options.get("dialect")
-    if isinstance(given, str):
-        return dialects.get(given)
+    if options.dialect is not None:
+        return dialects.get(options.dialect)
     from checker.http_checks import ExchangeLinter
 
     return linter.dialect if isinstance(linter, ExchangeLinter) else None
 
 
-def diff_pair(name: str, old: Path | None, new: Path | None, options: dict[str, Any]) -> ScenarioDiff:
+def diff_pair(name: str, old: Path | None, new: Path | None, options: EngineOptions) -> ScenarioDiff:
     result = ScenarioDiff(name, str(old) if old else None, str(new) if new else None)
     if old is None or new is None:
         side = "NEW" if new is None else "OLD"
@@ -153,9 +152,7 @@ def options(args: argparse.Namespace) -> DiffOptions:
 
 def run(opts: DiffOptions) -> int:
     # Both sides under the same profile, with the engine's default limits.
-    options: dict[str, Any] = {"profile": get_profile(opts.profile)}
-    if opts.dialect is not None:
-        options["dialect"] = opts.dialect
+    options = EngineOptions(profile=get_profile(opts.profile), dialect=opts.dialect)
     pairs = pair(Path(opts.old), Path(opts.new))
     diffs = [diff_pair(name, a, b, options) for name, a, b in pairs]
     with open_output(opts.output) as stream:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from checker import dialects
 from checker.captures import expand, is_url, load_json_sidecar
@@ -23,10 +23,11 @@ from checker.commands.common import (
     report_options,
 )
 from checker.commands.config import override_for
+from checker.engine_options import EngineOptions
 from checker.errors import UsageError
 from checker.executors import ordered_map, usable_cpus
-from checker.lint_job import Job, run_job
-from checker.report import Summary, get_reporter
+from checker.lint_job import Done, Job, run_job
+from checker.report import ReportOptions, Summary, get_reporter
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -73,9 +74,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the request body (JSON) that produced the stream(s); default: the X.request.json sidecar",
     )
     parser.add_argument(
-        "--oracle", metavar="CLIENT", choices=_OracleNames(),
-        help="also run the real client on each capture and show its outcome next to the prediction "
-             "(implies --clients; one of: %(choices)s)",
+        "--oracle", metavar="CLIENTS",
+        help="also run real clients on each capture and show each outcome beside the prediction, agreeing or "
+             "not (implies --clients): 'all' (every real client installed here) or names with commas, such as "
+             "openai-python,codex (docs/clients.md lists them and how to install each)",
     )
     parser.add_argument(
         "--jobs", "-j", type=positive_count, default=None, metavar="N",
@@ -93,25 +95,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "each capture's own, from the endpoint its X.meta.json recorded, else from its first event",
     )
     add_engine_arguments(parser)
-
-
-class _OracleNames:
-    """The ``--oracle`` choices, read from checker.oracles only when argparse uses them (--help, a value given):
-    a lint without --oracle does not import the oracles."""
-
-    def _names(self) -> list[str]:
-        from checker.oracles import ORACLES
-
-        return sorted(ORACLES)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names())
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._names()
-
-    def __len__(self) -> int:
-        return len(self._names())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -135,22 +118,21 @@ def options(args: argparse.Namespace) -> LintOptions:
 
 def run(opts: LintOptions) -> int:
     engine = opts.engine
-    options = _with_dialect(engine_options(engine), opts.dialect)
+    options = engine_options(engine, dialect=opts.dialect)
     report = report_options(engine, command="lint", clients=opts.oracle is not None)
     forced_request = None
     if opts.request:
         forced_request = load_json_sidecar(opts.request, "--request")
     sources = expand(list(opts.paths), compressed=True, transcripts=True)
-    if opts.oracle:
-        _oracle(opts.oracle)  # an unavailable client is a usage error before any work
+    clients = _clients(opts.oracle) if opts.oracle else ()  # an unavailable client: a usage error before any work
     jobs = _jobs(opts, len(sources))
     # No baseline module for a run without --baseline or --write-baseline (start-up): gate None.
     gate = baseline_run(engine) if engine.baseline or engine.write_baseline else None
     summary = Summary()
     failed = False
-    per_path: dict[int, dict[str, Any]] = {}  # the engine options of each matching [[overrides]] entry
+    per_path: dict[int, EngineOptions] = {}  # the engine options of each matching [[overrides]] entry
     work = (Job(source, _options_for(engine, source, options, per_path, opts.dialect), forced_request,
-                forced_request is not None, opts.oracle) for source in sources)
+                forced_request is not None, keep_body=bool(clients)) for source in sources)
     with open_output(engine.output) as stream:
         reporter = get_reporter(engine.format)(stream, report)
         reporter.start()
@@ -158,15 +140,13 @@ def run(opts: LintOptions) -> int:
         # down then, not whenever the generator happens to be collected (after the exit hooks).
         with contextlib.closing(ordered_map(run_job, work, jobs=jobs, dask=opts.dask, total=len(sources),
                                             local=lambda job: job.source == "-")) as results:
-            for done in results:
+            for done in _with_oracles(results, clients, report, summary):
                 if done.result is None:
                     summary.io_errors.append(done.error or f"{done.name}: unreadable")
                     continue
                 result = done.result if gate is None else gate.apply(gate.key(done.name), done.result)
                 if done.exchange is not None:  # the text report words a saved probe's answer as probe did
                     report.extra.setdefault("exchanges", {})[done.name] = done.exchange
-                if done.oracles:
-                    report.oracles[done.name] = done.oracles
                 failed |= summary.add(result, report.fail_on)
                 reporter.file(done.name, result)
                 # Only what the summary needs is kept: per-capture extras go once reported.
@@ -188,11 +168,6 @@ def run(opts: LintOptions) -> int:
     return 1 if failed else 0
 
 
-def _with_dialect(options: dict[str, Any], dialect: str | None) -> dict[str, Any]:
-    """The engine's options, with the dialect when --dialect forces one."""
-    return {**options, "dialect": dialect} if dialect is not None else options
-
-
 def _jobs(opts: LintOptions, captures: int) -> int:
     """Worker processes for this run: -j N (default: the usable cores), never more than there are captures,
     and one (no pool to start) for a single capture."""
@@ -202,8 +177,8 @@ def _jobs(opts: LintOptions, captures: int) -> int:
     return max(1, min(wanted, captures))
 
 
-def _options_for(engine: EngineArgs, source: Path | str, options: dict[str, Any],
-                 cache: dict[int, dict[str, Any]], dialect: str | None = None) -> dict[str, Any]:
+def _options_for(engine: EngineArgs, source: Path | str, options: EngineOptions,
+                 cache: dict[int, EngineOptions], dialect: str | None = None) -> EngineOptions:
     """The run's engine options, or those of the configuration's per-path override matching ``source``."""
     if not engine.overrides or source == "-" or (isinstance(source, str) and is_url(source)):
         return options
@@ -213,14 +188,66 @@ def _options_for(engine: EngineArgs, source: Path | str, options: dict[str, Any]
     if override is None:
         return options
     if id(override) not in cache:
-        cache[id(override)] = _with_dialect(engine_options(engine, override), dialect)
+        cache[id(override)] = engine_options(engine, override, dialect=dialect)
     return cache[id(override)]
 
 
-def _oracle(name: str) -> Any:
-    from checker.oracles import OracleUnavailable, get_oracle
+def _clients(spec: str) -> tuple[str, ...]:
+    """The real clients --oracle names (``all``: those installed here; the others are said once, on stderr)."""
+    from checker.oracles.session import chosen, missing
 
     try:
-        return get_oracle(name)
-    except (OracleUnavailable, ValueError) as exc:
+        clients, left_out = chosen(spec)
+    except ValueError as exc:
         raise UsageError(str(exc)) from None
+    note = missing(left_out)
+    if note:
+        print(f"sse-check: {note}", file=sys.stderr)
+    if not clients:
+        raise UsageError("--oracle all: no real client is installed here (docs/clients.md says how)")
+    return clients
+
+
+# Captures whose real clients run together: one loopback server and one driver process per client and batch.
+ORACLE_BATCH = 32
+
+
+def _with_oracles(results: Iterable[Done], clients: tuple[str, ...], report: ReportOptions,
+                  summary: Summary) -> Iterator[Done]:
+    """The lint's results in order; with --oracle, a batch at a time, each capture's real runs set beside its
+    prediction (``report.oracles``) and tallied (``summary.oracles``)."""
+    if not clients:
+        yield from results
+        return
+    from checker.oracles.session import OracleCapture, run_on
+
+    batch: list[Done] = []
+
+    def flush() -> Iterator[Done]:
+        captures = [OracleCapture(d.name, _path_of(d.name), d.body, d.result) for d in batch
+                    if d.result is not None and d.body is not None]
+        named = [c.name for c in captures]
+        for name, comparisons in zip(named, run_on(clients, captures), strict=True):
+            if comparisons:
+                report.oracles[name] = comparisons
+            for comparison in comparisons.values():
+                key = comparison.agreement.value
+                summary.oracles[key] = summary.oracles.get(key, 0) + 1
+        yield from batch
+        batch.clear()
+
+    for done in results:
+        batch.append(done)
+        if len(batch) >= ORACLE_BATCH:
+            yield from flush()
+    yield from flush()
+
+
+def _path_of(name: str) -> Path | None:
+    """The capture's file (its sidecars give the request and the recorded exchange), or None (stdin, a URL)."""
+    from pathlib import Path
+
+    if name == "<stdin>" or is_url(name):
+        return None
+    path = Path(name)
+    return path if path.is_file() else None

@@ -395,7 +395,7 @@ def _replay(opts: ProbeOptions, config: ProbeConfig) -> int:
         raise UsageError("--replay sends its own requests: --scenario and --scenario-file do not apply")
     if opts.engine.baseline or opts.engine.write_baseline:
         raise UsageError("--replay keeps no baseline (--baseline, --write-baseline apply to the scenarios)")
-    engine = {k: config.engine[k] for k in ("profile", "select", "ignore", "limits", "collapse") if k in config.engine}
+    engine = dataclasses.replace(config.engine, trace=False, dialect=None)  # the replay's own requests decide
     assert opts.replay is not None
     return run_live(dataclasses.replace(config, engine=engine), opts.replay, fmt=opts.engine.format,
                     color=opts.engine.color, fail_on=Severity.parse(opts.engine.fail_on), output=opts.engine.output)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ from rich.text import Text
 from checker.baseline import BaselineRun
 from checker.commands.common import baseline_run, open_output, report_options
 from checker.console import make_console
+from checker.engine_options import EngineOptions
 from checker.errors import UsageError
 from checker.findings import Finding, Severity
 from checker.live import probe_run
@@ -102,7 +103,7 @@ def run(opts: Any, config: ProbeConfig, chosen: list[Scenario], hooks: Hooks) ->
             level.rows, level.flaky, level.verdicts = summarise(chosen, level.runs, report.fail_on, config.engine)
         load = [f for s in chosen if (f := load_finding(s.name, [(lv.concurrency, lv.verdicts.get(s.name, []))
                                                                   for lv in done])) is not None
-                and _kept(f.code, config.engine)] if len(done) > 1 else []
+                and config.engine.keeps(f.code)] if len(done) > 1 else []
         report.extra["repeat"] = {"runs": repeat, "concurrency": levels[0], "percentiles": "nearest-rank",
                                   "scenarios": done[0].rows,
                                   "levels": [{"concurrency": lv.concurrency, "scenarios": lv.rows} for lv in done],
@@ -132,7 +133,7 @@ def _named(outcome: ScenarioResult, k: int, concurrency: int | None = None) -> S
 
 
 def summarise(chosen: list[Scenario], runs: list[list[ScenarioResult]], fail_on: Severity,
-              engine: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[Finding], dict[str, list[Verdict]]]:
+              engine: EngineOptions) -> tuple[list[dict[str, Any]], list[Finding], dict[str, list[Verdict]]]:
     """Per scenario, its latency percentiles, its runs' verdicts and its RPT001 (if kept by --select/--ignore);
     the verdicts by scenario name."""
     rows, flaky, verdicts_of = [], [], {}
@@ -149,7 +150,7 @@ def summarise(chosen: list[Scenario], runs: list[list[ScenarioResult]], fail_on:
         timings = [o.meta.timings if o and o.meta and o.result and 200 <= (o.meta.status or 0) < 300 else None
                    for o in mine]
         finding = flaky_finding(scenario.name, verdicts)
-        if finding is not None and not _kept(finding.code, engine):
+        if finding is not None and not engine.keeps(finding.code):
             finding = None
         if finding is not None:
             flaky.append(finding)
@@ -165,13 +166,6 @@ def _findings(outcome: ScenarioResult | None) -> list[Finding] | None:
     if outcome is None or outcome.result is None:
         return None
     return [f for a in outcome.attempts if a.result is not None for f in a.result.findings] + outcome.result.findings
-
-
-def _kept(code: str, engine: Mapping[str, Any]) -> bool:
-    """Whether --select/--ignore keep findings of ``code`` (code prefixes, as the engine's FindingSink reads them)."""
-    chosen = tuple(s.upper() for s in engine.get("select") or ())
-    dropped = tuple(s.upper() for s in engine.get("ignore") or ())
-    return (not chosen or code.startswith(chosen)) and not (dropped and code.startswith(dropped))
 
 
 def _ms(seconds: Any) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from checker.commands.common import check_output, open_output, positive_seconds
 from checker.commands.connection import ConnectionOptions, probe_config
 from checker.console import make_console
-from checker.engine import Limits
+from checker.engine import EngineOptions, Limits
 from checker.errors import UsageError
 from checker.findings import Severity
 from checker.live.probe import DEFAULT_TOTAL_TIMEOUT, ProbeConfig, ProbeLimits
@@ -221,7 +221,7 @@ def _run_live_command(opts: ReplayOptions, live: LiveOptions) -> int:
     connection = ConnectionOptions(base_url=live.url, model=live.model, headers=live.headers,
                                    api_key_env=live.api_key_env, insecure=live.insecure, save=live.save,
                                    limits=limits)
-    config = probe_config(connection, engine={"profile": profile})
+    config = probe_config(connection, engine=EngineOptions(profile=profile))
     return run_live(config, opts.dialect or "responses", fmt=opts.format, color=opts.color,
                     fail_on=Severity.parse(live.fail_on), output=opts.output, thinking_budget=live.thinking_budget)
 

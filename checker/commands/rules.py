@@ -97,13 +97,14 @@ def _message_on_example(rule: Rule, root: Path) -> str | None:
     if not rule.bad or not rule.bad.endswith(".sse") or not (root / rule.bad).is_file():
         return None
     from checker.captures import read_chunks, request_for
+    from checker.engine_options import EngineOptions
     from checker.lint_job import linter_for
     from checker.profiles import PROFILES
 
     path = root / rule.bad
     try:
         for profile in PROFILES.values():
-            linter = linter_for(path, request_for(path), {"profile": profile})
+            linter = linter_for(path, request_for(path), EngineOptions(profile=profile))
             for chunk in read_chunks(path):
                 linter.feed(chunk)
             message = next((f.message for f in linter.close().findings if f.code == rule.code), None)

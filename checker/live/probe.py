@@ -46,13 +46,11 @@ from typing import Any, Self, cast
 
 import httpx
 
-from checker.version import __version__
-from checker.engine import Limits, LintResult
+from checker.engine import EngineOptions, Limits, LintResult
 from checker.exchange_meta import ENDINGS, Ending, ExchangeMeta, header_of
 from checker.findings import Finding
 from checker.http_checks import ExchangeLinter
 from checker.live import adapters
-from checker.live.endpoints import endpoint, endpoint_for
 from checker.live.connection import (
     CloseWatch,
     announces_close,
@@ -61,11 +59,13 @@ from checker.live.connection import (
     is_unanswered,
     transport_error_text,
 )
+from checker.live.endpoints import endpoint, endpoint_for
 from checker.live.redact import Redactor, secrets_of_headers
 from checker.live.retry import DEFAULT_RETRIES
 from checker.live.saving import BodySink, save_sidecars
 from checker.live.scenarios import Scenario
 from checker.live.timing import ExchangeTimer
+from checker.version import __version__
 
 SCENARIO_HEADER = "x-sse-check-scenario"
 
@@ -106,7 +106,7 @@ class ProbeConfig:
     redactor: Redactor = field(default_factory=Redactor)
     verify: bool = True
     limits: ProbeLimits = ProbeLimits()
-    engine: Mapping[str, Any] = field(default_factory=dict)  # StreamLinter options: profile, select, ignore, …
+    engine: EngineOptions = EngineOptions()  # profile, select, ignore, limits (checker.commands.common)
     save_dir: Path | None = None
     retries: int = DEFAULT_RETRIES  # after a 429, 503, …: checker.live.retry_run
 
@@ -268,7 +268,7 @@ class _Exchange:
         # Status and expect decide, at the first byte, whether the body is a stream; the URL, its dialect.
         head = {"expect": self.meta.expect, "status": self.meta.status, "limits": self.meta.limits,
                 "url": self.redact.url(self.url)}
-        return ExchangeLinter(head, request=self.request, **self.config.engine)
+        return ExchangeLinter(head, self.config.engine, request=self.request)
 
     async def _send(self) -> CloseWatch:
         """Send the request and wait for the headers (under the first-byte and total timeouts)."""

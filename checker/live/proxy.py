@@ -60,7 +60,7 @@ from checker.live.proxy_watch import (
     Watch,
 )
 from checker.live.upstream import Upstream, UpstreamAnswer, UpstreamError, UpstreamHead
-from checker.profiles import OPENAI, Profile
+from checker.profiles import Profile
 
 __all__ = ["Proxy", "ProxyConfig", "ProxyLintResult", "Record", "Watch"]
 
@@ -89,7 +89,7 @@ class Proxy:
         # scheme://host[:port] and the path prefix put in front of every request's path (no trailing slash)
         self._origin = f"{parts.scheme}://{parts.netloc}"
         self._prefix = parts.path.rstrip("/")
-        self.profile: Profile = config.engine.get("profile") or OPENAI
+        self.profile: Profile = config.engine.profile
         self.tracker = Tracker()
         # Ended exchanges, oldest first (the last ``config.keep`` of them); appended by the checker thread.
         self.records: collections.deque[Record] = collections.deque(maxlen=config.keep)

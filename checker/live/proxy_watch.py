@@ -15,13 +15,13 @@ import json
 import os
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from checker.engine import Limits, LintResult
+from checker.engine import EngineOptions, LintResult
 from checker.exchange_meta import Ending, ExchangeMeta, header_of
 from checker.findings import Finding, Position, Severity
 from checker.http_checks import ExchangeLinter
@@ -46,7 +46,7 @@ _TEST_CHECKER = os.environ.get("SSE_CHECK_TEST_CHECKER", "")
 @dataclass(frozen=True, kw_only=True)
 class ProxyConfig:
     upstream: str  # base URL: scheme, host, port and an optional path prefix
-    engine: Mapping[str, Any] = field(default_factory=dict)  # StreamLinter options (profile, select, …)
+    engine: EngineOptions = EngineOptions()  # profile, select, ignore, limits (checker.commands.common)
     save_dir: Path | None = None
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     check_queue: int = DEFAULT_CAPACITY  # bytes of body that may wait for the checker (see checking.py)
@@ -160,10 +160,6 @@ class Watch:
             self.failure = f"{type(exc).__name__}: {exc}"
             return None
 
-    @property
-    def engine(self) -> dict[str, Any]:
-        return dict(self.proxy.config.engine)
-
     def begin(self) -> None:
         # The history checks fail on their own: a bug there costs the RPL findings, not the lint.
         try:
@@ -204,10 +200,10 @@ class Watch:
         # The URL tells ExchangeLinter which endpoint answered (a chat one's stream is not a Responses one).
         head = {"expect": self.meta.expect, "status": self.meta.status, "limits": self.meta.limits,
                 "url": self.meta.url}
-        return ExchangeLinter(head, request=self.request, **self.engine)
+        return ExchangeLinter(head, self.proxy.config.engine, request=self.request)
 
     def _limits(self) -> ProbeLimits:
-        engine_limits = self.proxy.config.engine.get("limits") or Limits()
+        engine_limits = self.proxy.config.engine.limits
         return ProbeLimits(connect_timeout=self.proxy.config.connect_timeout,
                            max_bytes=engine_limits.max_bytes, max_events=engine_limits.max_events)
 

@@ -3,18 +3,17 @@ ones), settled as the engine settles its own: the profile's switches and severit
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from checker.engine_options import EngineOptions
 from checker.findings import Finding
-from checker.profiles import OPENAI, Profile
 
 
-def settle(findings: Sequence[Finding], engine: Mapping[str, Any]) -> list[Finding]:
+def settle(findings: Sequence[Finding], engine: EngineOptions) -> list[Finding]:
     """``findings`` under the engine options ``engine`` (profile, select, ignore: checker.commands.common)."""
-    profile: Profile = engine.get("profile") or OPENAI
-    select = tuple(s.upper() for s in engine.get("select") or ())
-    ignore = tuple(s.upper() for s in engine.get("ignore") or ())
+    profile = engine.profile
+    select = tuple(s.upper() for s in engine.select or ())
+    ignore = tuple(s.upper() for s in engine.ignore or ())
     out = []
     for finding in findings:
         code = finding.code

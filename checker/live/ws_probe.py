@@ -27,10 +27,10 @@ from typing import Any
 import orjson
 
 from checker.errors import UsageError
+from checker.lint_result import LintResult
 from checker.live.probe import ProbeConfig
 from checker.live.saving import write_atomic
 from checker.live.scenarios import Scenario
-from checker.lint_result import LintResult
 from checker.ws_checks import ResponseOutcome, WebSocketLinter
 from checker.ws_transcript import binary_value, header, line
 
@@ -70,7 +70,7 @@ class _Session:
 
     def __init__(self, config: ProbeConfig, url: str) -> None:
         self.config, self.url = config, url
-        self.linter = WebSocketLinter(name=SAVED_NAME, **dict(config.engine))
+        self.linter = WebSocketLinter(config.engine, name=SAVED_NAME)
         self.transcript = bytearray()
         self.started = time.monotonic()
 

@@ -1,8 +1,9 @@
 """Oracles: run a real client on a capture and record what it did.
 
 The client matrix (``checker.compat``) *predicts* what each client does with a
-stream; an oracle *asks* the client. ``sse-check lint --oracle openai-python``
-prints both side by side, and the test suite runs the oracles on every
+stream; an oracle *asks* the client. ``sse-check lint --oracle all`` (or a list
+of clients) prints both side by side, agreeing or not (``checker.oracles.agreement``,
+run by ``checker.oracles.session``), and the test suite runs the oracles on every
 bundled capture and fails when prediction and reality disagree, so a client
 release that changes behaviour shows up as a failing test.
 
@@ -18,16 +19,13 @@ a client over many captures at once is ``checker.oracles.runner``.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from checker.dialects.responses.vocabulary import TERMINAL_TYPES
 from checker.oracles.protocol import DriverCall, Exchange, Job, Outcome, OutputItem, ToolCall
 
-__all__ = ["ORACLES", "REQUIRES", "TERMINALS", "DriverCall", "Exchange", "Job", "OracleUnavailable", "Outcome",
-           "OutputItem", "ToolCall", "disagreement", "expected_output", "get_oracle"]
+__all__ = ["TERMINALS", "DriverCall", "Exchange", "Job", "OracleUnavailable", "Outcome", "OutputItem", "ToolCall",
+           "disagreement", "expected_output"]
 
 if TYPE_CHECKING:  # not at run time: `lint` imports this module for the names, the matrix only with --oracle
     from checker.compat import Verdict
@@ -68,30 +66,3 @@ def disagreement(verdict: Verdict, outcome: Outcome, result: LintResult) -> str 
         if got != want:
             return f"predicted ok, but the final output is {got}, the stream finished {want}"
     return None
-
-
-Runner = Callable[..., Outcome]
-
-# name -> "module:function"; the function takes the capture bytes (and keyword options).
-ORACLES: dict[str, str] = {
-    "openai-python": "checker.oracles.openai_python:run",
-}
-
-
-# name -> the package the oracle imports (checked before any capture is read).
-REQUIRES: dict[str, tuple[str, str]] = {
-    "openai-python": ("openai", "pip install openai"),
-}
-
-
-def get_oracle(name: str) -> Runner:
-    """The oracle's run function; OracleUnavailable when its client is not installed."""
-    try:
-        target = ORACLES[name]
-    except KeyError:
-        raise ValueError(f"unknown oracle {name!r} (choose from {', '.join(ORACLES)})") from None
-    package, hint = REQUIRES.get(name, ("", ""))
-    if package and importlib.util.find_spec(package) is None:
-        raise OracleUnavailable(f"--oracle {name} needs the {package} package ({hint})")
-    module_name, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module_name), attr)

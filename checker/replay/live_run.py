@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from checker.engine_options import EngineOptions
 from checker.errors import UsageError
 from checker.findings import Finding, Severity
 from checker.live import adapters
@@ -33,7 +34,6 @@ from checker.live.outcome import OutcomeCollector
 from checker.live.probe import SCENARIO_HEADER, ProbeConfig, ScenarioResult, probe_scenario
 from checker.live.scenarios import Scenario
 from checker.live.settle import settle
-from checker.profiles import OPENAI
 from checker.replay import live
 from checker.replay.live import Counts, Measurement, Pair
 
@@ -244,12 +244,12 @@ async def run_pairs(config: ProbeConfig, dialect: str, *, on_request: OnRequest 
     """Send the six pairs, one request at a time; the measurement and every exchange."""
     if not live.is_live_dialect(dialect):
         raise UsageError(f"the live replay speaks {', '.join(live.LIVE_DIALECTS)}, not {dialect}")
-    engine = dict(config.engine)
+    engine = config.engine
     adapter = adapters.get(dialect)
     url = dialect_endpoint(config.url, adapter)
     if not adapter.linted:
         # A stream of a dialect the engine does not know: only the HTTP exchange around it is judged.
-        engine["ignore"] = [*(engine.get("ignore") or ()), "SCH010"]
+        engine = engine.ignoring("SCH010")
     config = dataclasses.replace(config, url=url, engine=engine)
     limits = config.limits
     timeout = httpx.Timeout(connect=limits.connect_timeout, read=None, write=limits.idle_timeout, pool=None)
@@ -285,8 +285,8 @@ class Verdict:
             f.severity >= self.fail_on for e in run.exchanges for f in e.findings)
 
 
-def judge(run: LiveRun, engine: Mapping[str, Any], fail_on: Severity) -> Verdict:
-    profile = engine.get("profile") or OPENAI
+def judge(run: LiveRun, engine: EngineOptions, fail_on: Severity) -> Verdict:
+    profile = engine.profile
     analysis = live.analyse(run.measurement)
     findings = settle(analysis.findings, engine)
     return Verdict(analysis=analysis, findings=findings, fail_on=fail_on, profile=profile.name)

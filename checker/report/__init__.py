@@ -11,10 +11,13 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterator
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from checker.engine import LintResult
 from checker.findings import Severity
+
+if TYPE_CHECKING:  # only a run with --oracle makes comparisons
+    from checker.oracles.agreement import Comparison
 
 REPORT_VERSION = 1
 
@@ -58,8 +61,8 @@ class ReportOptions:
     show: Severity = Severity.INFO
     # The client-compatibility matrix per capture (checker.compat), in text and JSON.
     clients: bool = False
-    # Real clients' outcomes per capture name: {name: {client: checker.oracles.Outcome}} (--oracle).
-    oracles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Real clients' runs per capture name: {name: {client: checker.oracles.agreement.Comparison}} (--oracle).
+    oracles: dict[str, dict[str, Comparison]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -77,6 +80,8 @@ class Summary:
     baselined: int = 0
     # "N of M baseline entries matched", so that a baseline matching nothing cannot pass unnoticed.
     baseline_note: str = ""
+    # --oracle: the real clients' runs by agreement with the prediction ("agrees", "differs", ...).
+    oracles: dict[str, int] = field(default_factory=dict)
 
     def add(self, result: LintResult, fail_on: Severity) -> bool:
         """Count one result; True when it fails the run."""

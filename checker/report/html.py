@@ -22,7 +22,6 @@ from typing import IO, Any
 
 import orjson
 
-from checker.version import __version__
 from checker.engine import TRACE_DATA_CLIP, LintResult
 from checker.findings import Finding, Severity
 from checker.report import ReportOptions, Summary
@@ -30,6 +29,7 @@ from checker.report.html_svg import esc, render_lanes
 from checker.report.html_tables import client_rows, client_table, findings_table, items_block
 from checker.report.lanes import Timeline, arrival_times, build_timeline, dialect_of
 from checker.report.spool import Spool
+from checker.version import __version__
 
 # Columns of the picture: past this many events, events are folded into columns.
 MAX_COLUMNS = 1500
@@ -310,14 +310,13 @@ def _client_matrix(result: LintResult, options: ReportOptions, name: str) -> lis
     names = [str(c) for c in chosen] if isinstance(chosen, (list, tuple, set, frozenset)) and chosen else None
     rows = client_rows(result, names)
     oracles = getattr(options, "oracles", None)
-    outcomes = oracles.get(name) if isinstance(oracles, dict) else None
-    if isinstance(outcomes, dict):
+    comparisons = oracles.get(name) if isinstance(oracles, dict) else None
+    if isinstance(comparisons, dict):
         for row in rows:
-            outcome = outcomes.get(row.get("client"))
-            if outcome is not None:
-                version = getattr(outcome, "version", "")
-                row["real"] = f"{version}: {getattr(outcome, 'summary', outcome)}" if version else str(
-                    getattr(outcome, "summary", outcome))
+            comparison = comparisons.get(row.get("client"))
+            if comparison is not None:
+                row["real"] = (f"{comparison.outcome.version}: {comparison.outcome.summary} "
+                               f"({comparison.agreement.value}: {comparison.why})")
     return rows
 
 

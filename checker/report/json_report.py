@@ -6,10 +6,10 @@ import json
 from typing import IO, Any
 
 from checker import dialects
-from checker.version import __version__
 from checker.engine import LintResult
 from checker.findings import Severity
 from checker.report import REPORT_VERSION, ReportOptions, Summary
+from checker.version import __version__
 
 
 def result_dict(name: str, result: LintResult, fail_on: Severity) -> dict[str, Any]:
@@ -39,9 +39,10 @@ def file_entry(name: str, result: LintResult, options: ReportOptions) -> dict[st
         from checker.compat import matrix
 
         entry["clients"] = matrix(result).as_dict()
-    outcomes = options.oracles.get(name)
-    if outcomes:
-        entry["oracles"] = {client: outcome.as_dict() for client, outcome in outcomes.items()}
+    comparisons = options.oracles.get(name)
+    if comparisons:
+        entry["oracles"] = {client: {**c.outcome.as_dict(), "prediction": c.as_dict()}
+                            for client, c in comparisons.items()}
     return entry
 
 
@@ -54,6 +55,7 @@ def summary_dict(summary: Summary) -> dict[str, Any]:
         "info": summary.infos,
         "io_errors": summary.io_errors,
         "baselined": summary.baselined,
+        **({"oracles": dict(summary.oracles)} if summary.oracles else {}),
     }
 
 

@@ -346,12 +346,21 @@ class TextReporter:
             notes.append(f"{summary.baselined} finding(s) hidden by the baseline")
         if summary.baseline_note:
             notes.append(summary.baseline_note)
+        if summary.oracles:
+            runs = sum(summary.oracles.values())
+            notes.append(f"real clients run {runs} time(s): " + ", ".join(
+                f"{count} {_AGREEMENT_WORDS.get(what, what)}" for what, count in summary.oracles.items()))
         for note in notes:
             self.say((note, "dim"))
         self.flush()
 
     def summary_extra(self) -> str:
         return ""
+
+
+# How the summary counts the real runs of --oracle (checker.oracles.agreement.Agreement's values).
+_AGREEMENT_WORDS = {"agrees": "agree with the prediction", "differs": "differ from it",
+                    "unconfirmed": "unconfirmed", "not run": "could not be run"}
 
 
 def _deviation_what(description: str) -> str:

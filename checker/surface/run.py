@@ -24,17 +24,15 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from checker.finding_sink import FindingSink
 from checker.findings import Finding, Severity
 from checker.live import adapters
 from checker.live.endpoints import endpoint_for
 from checker.live.outcome import OutcomeCollector
 from checker.live.probe import Progress, ProbeConfig, ScenarioContext, ScenarioResult, no_progress
-from checker.live.retry_run import probe_retrying
 from checker.live.probe_run import MISSING_STATUSES, error_words
+from checker.live.retry_run import probe_retrying
 from checker.live.saving import write_atomic
 from checker.live.scenarios import Scenario
-from checker.profiles import OPENAI
 from checker.surface.capability import FEATURES, FlowOutcome
 from checker.surface.flow import Flow, Step, UnresolvedReference, step_body, step_path
 from checker.surface.judging import NOT_BUILT, judge_record
@@ -203,8 +201,7 @@ class _FlowRunner:
         outcome = self.run.outcome
         if outcome.unsupported is not None or not self.by_step:
             return
-        sink = FindingSink(self.config.engine.get("profile") or OPENAI, select=self.config.engine.get("select"),
-                           ignore=self.config.engine.get("ignore"), collapse=False)
+        sink = self.config.engine.sink(collapse=False)
         sink.settle(None)  # judged as the exchange's own findings are: the profile, --select, --ignore
         for step, found in judge_record(outcome.record):
             reported = sink.emit_all([found])

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from checker.engine import lint_bytes
+from checker.engine import EngineOptions, lint_with
 from checker.findings import Finding
+from checker.sse import SSEEvent, decode_all
 from checker.surface import stored_checks as checks
 from checker.surface.stored_answers import Answer, Verdict, final_response
-from checker.sse import SSEEvent, decode_all
 
 # The steps of a stored-response flow, by name: what each asks (see checker.surface.stored for the requests).
 STEPS: dict[str, str] = {
@@ -54,7 +54,7 @@ def starting_after(answer: Answer | None) -> int | None:
         return None
 
 
-def check_flow(answers: Sequence[Answer], *, lint_options: Mapping[str, Any] | None = None) -> list[Verdict]:
+def check_flow(answers: Sequence[Answer], *, lint_options: EngineOptions = EngineOptions()) -> list[Verdict]:
     """The capability rows of the stored-response features, from a flow's answers (in the order asked)."""
     # A step that got no answer (no connection, or a replay server without its capture) was as good as not asked.
     answers = [answer for answer in answers if answer.status is not None]
@@ -68,7 +68,7 @@ def check_flow(answers: Sequence[Answer], *, lint_options: Mapping[str, Any] | N
     return [
         retrieve,
         checks.check_input_items(create, by.get("input_items")),
-        _resumption(create, by.get("resume"), lint_options or {}),
+        _resumption(create, by.get("resume"), lint_options),
         checks.check_delete(create, retrieve.state == "supported" or retrieve.state == "broken" and
                             bool(by.get("retrieve") and by["retrieve"].ok), by.get("delete"), by.get("deleted")),
         checks.check_unknown_previous(unknown, str(unknown_id)),
@@ -81,7 +81,7 @@ def check_flow(answers: Sequence[Answer], *, lint_options: Mapping[str, Any] | N
     ]
 
 
-def _resumption(create: Answer | None, resumed: Answer | None, lint_options: Mapping[str, Any]) -> Verdict:
+def _resumption(create: Answer | None, resumed: Answer | None, lint_options: EngineOptions) -> Verdict:
     after = starting_after(resumed)
     verdict = checks.check_resume(create, after, resumed)
     if verdict.state not in ("supported", "broken") or create is None or resumed is None or after is None:
@@ -110,14 +110,14 @@ def _events_up_to(stream: bytes, after: int) -> bytes:
     return stream[:end]
 
 
-def spliced_findings(stream: bytes, after: int, resumed: bytes, lint_options: Mapping[str, Any]) -> list[Finding]:
+def spliced_findings(stream: bytes, after: int, resumed: bytes, lint_options: EngineOptions) -> list[Finding]:
     """The findings of the create's events up to N followed by the resumed events that the create's own
     stream does not have: what resuming broke, as the stream machine sees it."""
     prefix = _events_up_to(stream, after)
     if prefix and not prefix.endswith((b"\n\n", b"\r\n\r\n", b"\r\r")):
         prefix += b"\n"
-    own = {f.code for f in lint_bytes(stream, **lint_options).findings}
-    return [f for f in lint_bytes(prefix + resumed, **lint_options).findings if f.code not in own]
+    own = {f.code for f in lint_with(lint_options, stream).findings}
+    return [f for f in lint_with(lint_options, prefix + resumed).findings if f.code not in own]
 
 
 # --- saved flows ---------------------------------------------------------------------------------------------

@@ -15,12 +15,10 @@ from collections.abc import Sequence
 
 import httpx
 
-from checker.finding_sink import FindingSink
 from checker.findings import Finding, Severity
 from checker.live import adapters
 from checker.live.probe import ProbeConfig, ProbeLintResult, ScenarioResult
 from checker.live.scenarios import BUILTIN, Scenario
-from checker.profiles import OPENAI
 from checker.surface.capability import Feature, FlowOutcome, register
 from checker.surface.flow import Flow
 from checker.surface.record import FlowRecord, StepRecord
@@ -90,8 +88,7 @@ def flow_run(verdict: Verdict, answers: Sequence[Answer], config: ProbeConfig) -
 
 def _judged(findings: Sequence[Finding], config: ProbeConfig) -> list[Finding]:
     """A row's findings as a flow step's are judged: the profile (known deviations), --select, --ignore."""
-    sink = FindingSink(config.engine.get("profile") or OPENAI, select=config.engine.get("select"),
-                       ignore=config.engine.get("ignore"), collapse=False)
+    sink = config.engine.sink(collapse=False)
     sink.settle(None)
     return [config.redactor.finding(f) for found in findings for f in sink.emit_all([found])]
 
@@ -103,9 +100,9 @@ def _reported(verdict: Verdict, name: str, found: list[Finding], answers: Sequen
     keep = STEPS.get(verdict.feature, ())
     status = next((a.status for a in answers if any(a.step == k or (k.endswith("_") and a.step.startswith(k))
                                                     for k in keep)), None)
-    profile = config.engine.get("profile")
+    profile = config.engine.profile
     result = ProbeLintResult(findings=list(found), events=0, bytes=0, terminal=None, response_id=None,
-                             profile=str(getattr(profile, "name", profile) or OPENAI.name),
+                             profile=profile.name,
                              http={"status": status} if status is not None else {})
     scenario = Scenario(name=f"{FLOW}/{verdict.feature.replace(' ', '_')}", summary=TITLES.get(verdict.feature, name),
                         body={}, expect="nonstream")
@@ -119,7 +116,7 @@ async def run(client: httpx.AsyncClient, config: ProbeConfig, context: Context) 
         return [flow_run(Verdict(feature, "unsupported", why), [], config) for feature in TITLES]
     tools_body = dict(next(s.body for s in BUILTIN if s.name == "reasoning_one_call"))
     stored = await run_stored(client, config.url, config.model, tools_body, headers=dict(config.headers),
-                              timeout=config.limits.total_timeout, lint_options=dict(config.engine),
+                              timeout=config.limits.total_timeout, lint_options=config.engine,
                               save_dir=config.save_dir)
     return [flow_run(verdict, stored.answers, config) for verdict in stored.verdicts]
 

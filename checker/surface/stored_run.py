@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from checker.engine import lint_bytes
+from checker.engine import EngineOptions, lint_with
 from checker.findings import Finding, Severity
 from checker.live.endpoints import endpoint, endpoint_for
 from checker.surface import stored
@@ -85,7 +85,7 @@ def _replay_has_no_capture(body: Any) -> bool:
 
 async def run_stored(client: httpx.AsyncClient, url: str, model: str, tools_body: Mapping[str, Any], *,
                      headers: Mapping[str, str] = {}, timeout: float = 60.0,
-                     lint_options: Mapping[str, Any] | None = None, save_dir: Path | None = None,
+                     lint_options: EngineOptions = EngineOptions(), save_dir: Path | None = None,
                      poll_wait: float = stored.POLL_WAIT_S) -> StoredRun:
     """Ask ``url``'s server (any dialect's endpoint URL, or the base) the stored-response flow; ``poll_wait``:
     the wait before the first background poll (doubled each time; 0 for a replay server)."""
@@ -96,7 +96,7 @@ async def run_stored(client: httpx.AsyncClient, url: str, model: str, tools_body
             continue
         await asyncio.sleep(stored.poll_wait(step, poll_wait))
         run.answers.append(await _send(client, url, step, headers, timeout))
-    run.verdicts = verdicts(run.answers, lint_options or {})
+    run.verdicts = verdicts(run.answers, lint_options)
     if save_dir is not None:
         save_dir.mkdir(parents=True, exist_ok=True)
         record = {"about": f"sse-check probe's stored-response flow, {model} at {url}",
@@ -106,7 +106,7 @@ async def run_stored(client: httpx.AsyncClient, url: str, model: str, tools_body
     return run
 
 
-def verdicts(answers: Sequence[Answer], lint_options: Mapping[str, Any]) -> list[Verdict]:
+def verdicts(answers: Sequence[Answer], lint_options: EngineOptions) -> list[Verdict]:
     """The capability rows, with the findings of the flow's own new streams on their features' rows."""
     rows = check_flow(answers, lint_options=lint_options)
     by_feature = {row.feature: row for row in rows}
@@ -122,7 +122,7 @@ def verdicts(answers: Sequence[Answer], lint_options: Mapping[str, Any]) -> list
     return rows
 
 
-def stream_errors(stream: bytes, lint_options: Mapping[str, Any], request: Any) -> list[Finding]:
+def stream_errors(stream: bytes, lint_options: EngineOptions, request: Any) -> list[Finding]:
     """The error findings of a stream the flow made, as ``sse-check lint`` gives them."""
-    options = dict(lint_options) | ({"request": request} if isinstance(request, dict) else {})
-    return [f for f in lint_bytes(stream, **options).findings if f.severity >= Severity.ERROR]
+    found = lint_with(lint_options, stream, request=request if isinstance(request, dict) else None).findings
+    return [f for f in found if f.severity >= Severity.ERROR]

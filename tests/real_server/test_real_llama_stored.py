@@ -16,6 +16,7 @@ import httpx
 import openai
 import pytest
 
+from checker.engine_options import EngineOptions
 from checker.live.scenarios import BUILTIN
 from checker.profiles import get_profile
 from checker.surface.stored_answers import final_response
@@ -30,7 +31,7 @@ def stored_run(real_llama: Any) -> StoredRun:
     async def go() -> StoredRun:
         async with httpx.AsyncClient() as client:
             return await run_stored(client, real_llama.url, MODEL, TOOLS_BODY, timeout=120,
-                                    lint_options={"profile": get_profile("llama.cpp")})
+                                    lint_options=EngineOptions(profile=get_profile("llama.cpp")))
 
     return asyncio.run(go())
 
