@@ -234,7 +234,7 @@ class TextReporter:
         self.header_line(failed, name, facts)
         self.details(name, result)
         if shown:
-            findings_table(self.console, shown)
+            findings_table(self.console, shown, result)
         if self.options.timeline and result.trace is not None:
             from checker.report.timeline import render_timeline  # only with --timeline
 
@@ -361,9 +361,13 @@ def _deviation_what(description: str) -> str:
     return what if sep else description
 
 
-def findings_table(console: Console, findings: list[Finding]) -> None:
+def findings_table(console: Console, findings: list[Finding], result: LintResult) -> None:
     """One row per finding: code, severity, position, then the message with a dim line of context (the event,
-    who breaks, or the documented deviation) under it. The message column wraps within itself."""
+    the documented deviation, and the clients this finding breaks or degrades on this stream: the matrix's
+    effects, checker.report.affected, never the rule's static list) under it. The message column wraps within
+    itself."""
+    from checker.report.affected import affected
+
     from rich.table import Table
     from rich.text import Text
 
@@ -381,8 +385,9 @@ def findings_table(console: Console, findings: list[Finding]) -> None:
         context = [f"event {f.position.event_type}"] if f.position.event_type else []
         if f.known_deviation:
             context.append(f"known deviation: {f.known_deviation}")
-        elif f.clients and f.severity > Severity.INFO:
-            context.append(f"breaks: {', '.join(f.clients)}")
+        touched = affected(f, result)  # a documented deviation still breaks a client: said too
+        if touched:
+            context.append(touched.words())
         if context:
             message.append("\n" + " · ".join(context), style="dim")
         grid.add_row(" ", Text(f.code, style=style), Text(str(f.severity), style=style),
