@@ -56,8 +56,10 @@ examples:
 
 A capture is a streamed response body as received (curl -N, or
 `sse-check probe --save DIR`). Each finding names its rule (`sse-check rules
-CODE` explains it), where it is (line:column, event) and the clients it
-breaks. Formats: text, json, jsonl, html, junit, sarif, github, markdown.
+CODE` explains it), where it is (line:byte: the line, 1-based, and the byte
+offset in the capture where that line starts; #N: the event's index from 0)
+and the clients it breaks or degrades on that stream. Formats: text, json,
+jsonl, html, junit, sarif, github, markdown.
 
 Exit codes: 0 no finding at or above --fail-on (default: warning), 1 at least
 one, 2 a usage or I/O error (one line on stderr).
