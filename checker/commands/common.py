@@ -136,6 +136,9 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = Tr
                         help="read the options from FILE (a pyproject.toml with [tool.sse-check], or a sse-check.toml) "
                              "instead of the nearest one upward from the first path (or the working directory)")
     parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    parser.add_argument("--show-settings", action="store_true",
+                        help="print the settings in force and where each came from (the command line, the "
+                             "configuration file, the default), then exit 0 without checking anything")
 
 
 def positive_seconds(text: str) -> float:
