@@ -231,3 +231,26 @@ def test_a_rule_page_into_a_pipe_is_its_markdown_not_a_line_of_blanks() -> None:
 def test_lint_help_says_line_byte_for_a_position() -> None:
     text = sse_check("lint", "--help", columns=80).stdout
     assert "line:column" not in text and "line:byte" in text
+
+
+def test_clients_required_makes_a_broken_client_fail_the_run_whatever_the_profile_accepts() -> None:
+    plain = str(LLAMA / "plain_text.sse")
+    # the llama.cpp profile documents every deviation of this capture: exit 0, though openai-python breaks on it
+    assert lint(plain, "--profile", "llama.cpp").returncode == 0
+    codex = lint(plain, "--profile", "llama.cpp", "--clients-required", "codex")  # codex reads it fine
+    assert codex.returncode == 0 and "required client" not in codex.stdout
+    proc = lint(plain, "--profile", "llama.cpp", "--clients-required", "openai-python,codex", columns=80)
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("FAIL captures/llama.cpp/plain_text.sse")
+    assert lines[2] == "  breaks openai-python (required): CNT001 13:702 · TypeError: list indices must"
+    assert lines[3].startswith("  be integers")  # wrapped under its text, not at column 0
+    assert "required client(s) broken (--clients-required): openai-python on 1 capture" in lines
+    assert max(map(len, lines)) <= 80
+    assert lint(plain, "--profile", "llama.cpp", "--clients-required", "all").returncode == 1
+    bad = lint(plain, "--clients-required", "openai-pyhton")
+    assert bad.returncode == 2 and "unknown client 'openai-pyhton'" in bad.stderr
+    # the contract is in --help
+    text = " ".join(sse_check("lint", "--help", columns=80).stdout.split())
+    assert "--clients-required openai-python,codex (or all) makes a capture that breaks one of those clients fail" \
+        in text

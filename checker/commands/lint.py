@@ -62,7 +62,10 @@ and the clients it breaks or degrades on that stream. Formats: text, json,
 jsonl, html, junit, sarif, github, markdown.
 
 Exit codes: 0 no finding at or above --fail-on (default: warning), 1 at least
-one, 2 a usage or I/O error (one line on stderr).
+one, 2 a usage or I/O error (one line on stderr). A profile lowers the
+deviations it documents to info, so they do not fail the run even where they
+break a client (--clients shows who); --clients-required openai-python,codex
+(or all) makes a capture that breaks one of those clients fail too.
 """
 
 
@@ -169,7 +172,7 @@ def run(opts: LintOptions) -> int:
                     report.extra.setdefault("exchanges", {})[done.name] = done.exchange
                 if done.oracles:
                     report.oracles[done.name] = done.oracles
-                failed |= summary.add(result, report.fail_on)
+                failed |= summary.add(result, report.fail_on, report.clients_required)
                 reporter.file(done.name, result)
                 # Only what the summary needs is kept: per-capture extras go once reported.
                 report.extra.get("exchanges", {}).pop(done.name, None)

@@ -46,7 +46,7 @@ from checker.findings import Severity
 from checker.live import adapters, probe_run
 from checker.live.endpoints import probe_target
 from checker.live.probe import ProbeConfig, ProbeLimits, Progress, ScenarioResult
-from checker.live.reports import reporter_for
+from checker.live.reports import reporter_for, required_broken_rows
 from checker.live.retry import DEFAULT_RETRIES
 from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
 from checker.report import ReportOptions, Reporter, Summary
@@ -89,7 +89,11 @@ a server without the WebSocket mode is one "unsupported" line.
 `sse-check replay --live URL` does.
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a usage error or a
-server that could not be reached (one line on stderr).
+server that could not be reached (one line on stderr). A profile lowers the
+deviations it documents to info, so they do not fail the run even where they
+break a client (the client table at the end says who, and the last line says
+so); --clients-required openai-python,codex (or all) makes a scenario that
+breaks one of those clients fail too.
 """
 
 
@@ -277,6 +281,8 @@ def run(opts: ProbeOptions) -> int:
         sink.summary.baseline_note = gate.note()
         if interrupted is not None:
             report.extra["interrupted"] = _interrupt_note(interrupted, len(chosen))
+        report.extra["required_broken"] = required_broken_rows(report.extra.get("readiness") or [],
+                                                               report.clients_required)
         reporter.finish(sink.summary)
     warn_unmatched_baseline(opts.engine, gate)
     return _exit_code(opts, report, gate, results, runs, interrupted, sink.failed, shown_url)
@@ -294,7 +300,7 @@ def _exit_code(opts: ProbeOptions, report: ReportOptions, gate: BaselineRun, res
     if gate.recorded is not None:
         finish_baseline(opts.engine, gate)
         return 0
-    return 1 if failed else 0
+    return 1 if failed or report.extra.get("required_broken") else 0
 
 
 class _Scenarios:
@@ -327,6 +333,7 @@ class _Scenarios:
             self.add(attempt)
         outcome.result.http["source"] = outcome.scenario.source
         result = self.gate.apply(outcome.scenario.name, outcome.result)
+        # --clients-required is judged at the end on the client table (readiness), as a person reads it
         self.failed |= self.summary.add(result, self.report.fail_on)
         self.reporter.file(outcome.scenario.name, result)
 

@@ -15,7 +15,16 @@ from checker.findings import Finding, Severity
 from checker.live.reports_surface import print_surface
 from checker.report import Reporter, Summary, get_reporter
 from checker.report.json_report import JsonReporter
-from checker.report.text import SEVERITY_STYLE, TextReporter, exchange_facts, verdict_text
+from checker.report.text import SEVERITY_STYLE, TextReporter, exchange_facts
+
+# The verdict of a scenario the probe was interrupted in (not the server's doing, so not FAIL either).
+INTERRUPTED = ("cut", "bold yellow")
+
+
+def _interrupted(result: LintResult) -> bool:
+    info = getattr(result, "http", None) or {}
+    return (info.get("ending") or {}).get("kind") == "interrupted"
+
 
 def _time(value: Any) -> str:
     if not isinstance(value, (int, float)):
@@ -67,6 +76,20 @@ class ProbeTextReporter(TextReporter):
     def facts(self, name: str, result: LintResult) -> str:
         return exchange_facts(getattr(result, "http", None) or {}, result, failed=self.failed(result))
 
+    def failed(self, result: LintResult) -> bool:
+        # A scenario fails on its findings; --clients-required is judged once, on the client table at the end.
+        return any(f.severity >= self.options.fail_on for f in result.findings)
+
+    def required_lines(self, result: LintResult) -> None:
+        pass  # the client table at the end names the broken clients, each with its first blocking finding
+
+    def verdict_of(self, result: LintResult) -> tuple[str, str]:
+        # An exchange the probe itself cut short (Ctrl-C) proves nothing either way: never "ok" (it read
+        # "ok plain_text  no response: interrupted").
+        if not self.failed(result) and _interrupted(result):
+            return INTERRUPTED
+        return super().verdict_of(result)
+
     def details(self, name: str, result: LintResult) -> None:
         info = getattr(result, "http", None)
         retry = (info or {}).get("retry")
@@ -107,6 +130,14 @@ class ProbeTextReporter(TextReporter):
         c.print(f"probed {where or target.get('url', '?')} ({dialects}model {target.get('model', '?')}, "
                 f"profile {self.options.profile})")
         self.print_summary(summary)
+        required = self.options.extra.get("required_broken") or []
+        if required:
+            names = ", ".join(str(row.get("client")) for row in required)
+            c.print(Text(f"required client(s) broken (--clients-required): {names}: exit 1", style="bold red"))
+        note = breakage_note(summary, self.options.extra.get("readiness") or [], self.options.fail_on,
+                             self.options.clients_required)
+        if note and not required:
+            c.print(Text(note, style="bold yellow"))
 
     def summary_extra(self) -> str:
         skipped = self.options.extra.get("skipped") or []
@@ -139,7 +170,7 @@ class ProbeTextReporter(TextReporter):
             info = getattr(result, "http", {}) or {}
             timings = info.get("timings") or {}
             status = info.get("status")
-            row: list[Any] = [name, verdict_text(self.failed(result)), str(status if status is not None else "–")]
+            row: list[Any] = [name, Text(*self.verdict_of(result)), str(status if status is not None else "–")]
             if show_ending:
                 row.append(ending)
             row += [_time(timings.get("first_byte")), _time(timings.get("first_delta")),
@@ -152,6 +183,33 @@ class ProbeTextReporter(TextReporter):
 
 
 NOT_REPLAYED = "the replay server has no capture for this scenario"
+
+
+def required_broken_rows(readiness: list[dict[str, Any]], required: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The client table's rows (readiness) of the --clients-required clients it calls broken: the probe's exit
+    code follows the table a person reads (a finding of the features' own rules, MOD or TUR, acts through the
+    capability table there, not as a stream's breakage)."""
+    if not required:
+        return []
+    return [row for row in readiness if row.get("verdict") == "broken"
+            and ("all" in required or row.get("client") in required)]
+
+
+def breakage_note(summary: Summary, readiness: list[dict[str, Any]], fail_on: Any,
+                  required: tuple[str, ...] = ()) -> str | None:
+    """The exit code's meaning when it would mislead: a run that passes (no finding at --fail-on: a profile's
+    documented deviations are info) while the client table says clients break. Never "ok" and exit 0 beside a
+    broken client without a word (issue 30); --clients-required makes their breakage fail the run."""
+    if summary.failed_files or summary.io_errors:
+        return None
+    broken = [str(row.get("client")) for row in readiness if row.get("verdict") == "broken"]
+    if not broken:
+        return None
+    verb = "breaks" if len(broken) == 1 else "break"
+    if required:
+        return f"exit 0: no finding at or above --fail-on {fail_on}; {', '.join(broken)} {verb}, not required"
+    return (f"exit 0: no finding at or above --fail-on {fail_on}, but {', '.join(broken)} {verb} on what the "
+            f"profile accepts; --clients-required {','.join(broken)} (or all) fails the run on that")
 
 
 def skip_lines(skipped: list[dict[str, Any]]) -> list[str]:
@@ -289,13 +347,16 @@ class ProxyTextReporter(ProbeTextReporter):
             for column in ("answer", "conversation", "prompt", "cached", "previous prompt", "reuse", "from"):
                 table.add_column(column, no_wrap=True, justify="right" if column in (
                     "prompt", "cached", "previous prompt", "reuse") else "left")
+            beyond = False
             for row in cache:
                 reuse = row.get("reuse")
                 table.add_row(f"{row['number']:03d}", f"{row['conversation']}#{row['step']}",
                               _tokens(row.get("prompt_tokens")), _tokens(row.get("cached_tokens")),
-                              _tokens(row.get("previous_prompt_tokens")),
-                              f"{reuse * 100:.0f}%" if reuse is not None else "–", row.get("source", ""))
+                              _tokens(row.get("previous_prompt_tokens")), _reuse(reuse), row.get("source", ""))
+                beyond = beyond or (reuse is not None and reuse > 1)
             c.print(table)
+            if beyond:
+                c.print(Text(REUSE_BEYOND, style="dim"))
         for entry in extra.get("unchecked") or []:
             c.print(Text(f"not checked {entry['name']}: {entry['note']}", style="yellow"))
         if extra.get("answers_not_shown"):
@@ -334,3 +395,14 @@ _OWN: dict[tuple[str, str], type[Reporter]] = {
 def reporter_for(command: str, name: str) -> type[Reporter]:
     """The reporter class of format ``name`` for ``command`` ("probe" or "proxy")."""
     return _OWN.get((command, name)) or get_reporter(name)
+
+
+# Cached tokens can outnumber the previous prompt's: the cache holds that prompt AND the answer that followed it
+# (now part of this prompt). A bare "reuse 103%" read as a bug, so a note under the table says what it means.
+REUSE_BEYOND = ("reuse above 100%: more tokens cached than the previous prompt had; the cache went on into the "
+                "answer that followed it (now part of this prompt)")
+
+
+def _reuse(reuse: float | None) -> str:
+    """The reuse column: cached tokens as a percentage of the previous prompt (above 100%: REUSE_BEYOND)."""
+    return f"{reuse * 100:.0f}%" if reuse is not None else "–"

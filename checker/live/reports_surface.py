@@ -14,7 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 STATUS_STYLES = {"supported": "green", "unsupported": "cyan", "broken": "bold red", "not checked": "yellow"}
-VERDICT_STYLES = {"ready": "green", "degraded": "yellow", "broken": "bold red", "unknown": "dim"}
+VERDICT_STYLES = {"ready": "green", "degraded": "yellow", "broken": "bold red", "not served": "cyan",
+                  "unknown": "dim"}
 
 
 def _table(first: str, second: str) -> Table:
@@ -46,7 +47,8 @@ def readiness_table(rows: list[Mapping[str, Any]]) -> Table:
         if row.get("without"):
             because += ("; " if because else "") + "works without " + ", ".join(row["without"])
         table.add_row(str(row.get("client")), Text(str(row.get("verdict")), style=VERDICT_STYLES.get(
-            str(row.get("verdict")), "")), Text(because, style="dim" if row.get("verdict") == "ready" else ""))
+            str(row.get("verdict")), "")), Text(because, style="dim" if row.get("verdict") in ("ready", "not served")
+                                                  else ""))
     return table
 
 
