@@ -140,9 +140,23 @@ def run_job(job: Job) -> Done:
     done = Done(name, result=linter.close())
     if hasattr(linter, "meta"):  # an ExchangeLinter: the text report words a saved probe's answer as probe did
         done.exchange = exchange_info(linter.meta)
-    if job.oracle is not None and held is not None:
-        done.oracles = {job.oracle: _oracle(job.oracle)(bytes(held))}
+    if job.oracle is not None and held is not None and done.result is not None:
+        done.oracles = _run_oracle(job.oracle, bytes(held), done.result.dialect, request)
     return done
+
+
+def _run_oracle(name: str, data: bytes, dialect: str | None, request: Any) -> dict[str, Any]:
+    """The real client's outcome on a capture of ``dialect``, run by the call of that dialect: a chat capture
+    through ``chat.completions.stream()``. (Run as a Responses stream, every chat capture "raised" RuntimeError
+    beside a matrix that said ok: a contradiction of the oracle's making.) A client that does not speak the
+    dialect is not run (no outcome to show)."""
+    if dialect in (None, "responses"):
+        return {name: _oracle(name)(data)}
+    if name == "openai-python" and dialect == "chat":
+        from checker.oracles import openai_python_chat as chat
+
+        return {name: chat.normalised(chat.run(data, request=request if isinstance(request, dict) else None))}
+    return {}
 
 
 def io_message(name: str, exc: Exception) -> str:

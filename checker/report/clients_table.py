@@ -39,6 +39,8 @@ def render_matrix(console: Console, matrix: Matrix, result: LintResult, outcomes
         line = Text(f"  real {client} {outcome.version}: ")
         if outcome.raised is not None:
             line.append(f"raises {outcome.raised}")
+        elif result.dialect not in (None, "responses"):  # no Responses status or items: what the call returned
+            line.append(str(getattr(outcome, "summary", "") or "returns"))
         else:
             line.append(f"ends {outcome.status or 'without a status'}, {len(outcome.output)} output item(s)")
         if differs:
