@@ -138,6 +138,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="sse (default): one POST per scenario; websocket: the Responses scenarios over one "
                            "WebSocket connection")
     conn.add_argument("--no-progress", action="store_true", help="no progress display (it is shown only on a terminal)")
+    conn.add_argument("--verbose", "-v", action="store_true",
+                      help="text report: a line per scenario as it ends, the timings table, the known deviations "
+                           "and every capability (by default: the clients and endpoints, then the failures)")
     limits = parser.add_argument_group(
         "timeouts", "Each one is a finding when hit. The caps are --max-bytes and --max-events\n"
                     "below: reading stops once a stream is past them.")
@@ -176,6 +179,7 @@ class ProbeOptions:
     insecure: bool = False
     save: str | None = None
     transport: str = "sse"  # --transport websocket: checker.commands.probe_ws
+    verbose: bool = False  # --verbose: every scenario, the timings, the known deviations, the capabilities
     limits: ProbeLimits = ProbeLimits()
     engine: EngineArgs = EngineArgs()
 
@@ -204,7 +208,8 @@ def options(args: argparse.Namespace) -> ProbeOptions:
                         replay=args.replay, concurrency=args.concurrency[0], levels=args.concurrency, repeat=args.repeat, retries=args.retries,
                         progress=not args.no_progress,
                         headers=tuple(args.header), api_key_env=args.api_key_env, insecure=args.insecure,
-                        save=args.save, transport=args.transport, limits=limits, engine=engine)
+                        save=args.save, transport=args.transport, limits=limits, engine=engine,
+                        verbose=bool(getattr(args, "verbose", False)))
 
 
 def parse_apis(values: list[str]) -> tuple[str, ...]:
@@ -251,6 +256,7 @@ def run(opts: ProbeOptions) -> int:
             sink=_Scenarios, apis=_apis, unreachable=_unreachable, dialect_rows=dialect_rows))
     gate = baseline_run(opts.engine)
     report = report_options(opts.engine, command="probe")
+    report.compact = not opts.verbose
     shown_url = config.redactor.url(config.url)
     report.extra = {"target": probe_target(shown_url, config.redactor.text(config.model), _apis(chosen)),
                     "skipped": [], "not_served": []}

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from checker.engine import LintResult
 from checker.findings import Finding, Severity
-from checker.live.reports_surface import print_surface
+from checker.live.reports_surface import print_answer, print_surface
 from checker.report import Reporter, Summary, get_reporter
 from checker.report.json_report import JsonReporter
 from checker.report.text import SEVERITY_STYLE, TextReporter, exchange_facts
@@ -73,6 +73,10 @@ class ProbeTextReporter(TextReporter):
     noun = "scenario"
     keep_rows = True  # the exchanges table at the end lists every scenario
 
+    def __init__(self, stream: Any, options: Any) -> None:
+        super().__init__(stream, options)
+        self.deferred: list[tuple[str, LintResult, list[Finding], int]] = []  # the short report's failures
+
     def facts(self, name: str, result: LintResult) -> str:
         return exchange_facts(getattr(result, "http", None) or {}, result, failed=self.failed(result))
 
@@ -96,9 +100,28 @@ class ProbeTextReporter(TextReporter):
         if isinstance(retry, dict) and retry.get("line"):  # a retried answer, or one the probe did not retry
             self.console.print(Text(f"  {retry['line']}", style="yellow"))
         if info and (self.failed(result) or info.get("partial")):
-            self.console.print(http_line(info))
+            from rich.table import Table as Grid
+
+            grid = Grid.grid(padding=(0, 1))  # a wrapped fact stays under its line, not at column 0
+            grid.add_column(no_wrap=True)
+            grid.add_column(overflow="fold", ratio=1)
+            for line in http_line(info).plain.splitlines():
+                grid.add_row(" ", Text(line.strip(), style="dim"))
+            self.console.print(grid)
+
+    def held(self, name: str, result: LintResult, failed: bool, shown: list[Finding], grouped: int) -> bool:
+        # The short report: nothing per scenario as it ends; the failures (and the exchanges cut short) are
+        # printed after the answer, by finish_short.
+        if not self.options.compact:
+            return False
+        if failed or _interrupted(result):
+            self.deferred.append((name, result, shown, grouped))
+        return True
 
     def finish(self, summary: Summary) -> None:
+        if self.options.compact and not self.options.quiet:
+            self.finish_short(summary)
+            return
         c = self.console
         skipped = self.options.extra.get("skipped") or []
         if not self.options.quiet:
@@ -123,6 +146,11 @@ class ProbeTextReporter(TextReporter):
         print_surface(c, self.options.extra)
         if self.options.extra.get("interrupted"):
             c.print(Text(self.options.extra["interrupted"], style="bold yellow"))
+        self.print_end(summary)
+
+    def print_end(self, summary: Summary) -> None:
+        """What was probed, the summary, and what the exit code means when it would mislead."""
+        c = self.console
         target = self.options.extra.get("target") or {}
         apis = target.get("apis") or []
         where = target.get("base") if len(apis) > 1 else None  # several endpoints: their common base
@@ -138,6 +166,39 @@ class ProbeTextReporter(TextReporter):
                              self.options.clients_required)
         if note and not required:
             c.print(Text(note, style="bold yellow"))
+
+    def finish_short(self, summary: Summary) -> None:
+        """The default report: the answer (each client's verdict, each endpoint's), then the failures, then
+        one line on how to see the rest (``--verbose``)."""
+        c, extra = self.console, self.options.extra
+        print_answer(c, extra)
+        dialects = extra.get("dialects") or []
+        if dialects:
+            c.print()
+            c.print(dialects_table(dialects))
+        for entry in extra.get("not_served") or []:
+            c.print(Text(f"{entry['api']}: not served ({entry['reason']}); its {entry['scenarios']} "
+                         f"scenario(s) not run", style="cyan"))
+        for line in skip_lines(extra.get("skipped") or []):
+            c.print(Text(line, style="yellow"))
+        for name, result, shown, grouped in self.deferred:
+            c.print()
+            self.render(name, result, shown, grouped)
+        for error in summary.io_errors:
+            c.print(Text(f"error: {error}", style="bold red"))
+        if not self.deferred:
+            c.print()
+        if self.deviations:
+            groups = self.deviations.values()
+            c.print(Text(f"known deviations of profile {self.options.profile}, as documented: "
+                         f"{sum(g.findings for g in groups)} info finding(s) of {len({x for g in groups for x in g.codes})}"
+                         " rule(s), not failing", style="dim"))
+        if extra.get("interrupted"):
+            c.print(Text(extra["interrupted"], style="bold yellow"))
+        self.print_end(summary)
+        c.print(Text("--verbose: every scenario with its timings, the known deviations and every capability; "
+                     "--format json: all of it", style="dim"))
+        self.flush()
 
     def summary_extra(self) -> str:
         skipped = self.options.extra.get("skipped") or []

@@ -63,6 +63,9 @@ class ReportOptions:
     # --clients-required: the clients whose breakage (the matrix's verdict) fails a capture like a finding at
     # --fail-on does; ("all",): every client of each stream's dialect. Empty: breakage alone fails nothing.
     clients_required: tuple[str, ...] = ()
+    # The probe's short text report (the default; --verbose turns it off): the answer (clients, endpoints), then
+    # the failures, then one line on how to see the rest.
+    compact: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 

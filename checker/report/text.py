@@ -231,6 +231,16 @@ class TextReporter:
         shown, grouped = self.split(name, result)
         if self.options.quiet and not failed:
             return
+        if self.held(name, result, failed, shown, grouped):
+            return
+        self.render(name, result, shown, grouped)
+
+    def held(self, name: str, result: LintResult, failed: bool, shown: list[Finding], grouped: int) -> bool:
+        """Whether a capture's lines wait (the probe's short report prints its failures after the answer)."""
+        return False
+
+    def render(self, name: str, result: LintResult, shown: list[Finding], grouped: int) -> None:
+        """A capture's lines: its header, details, findings, and what --timeline and --clients add."""
         facts = self.facts(name, result)
         if grouped:
             facts += f" · {grouped} known deviation{'s' if grouped != 1 else ''}"

@@ -110,11 +110,11 @@ def test_a_passing_probe_says_which_clients_break_and_clients_required_fails_it(
     args = ("probe", llama_server.url, "--model", "tiny-qwen3", "--profile", "llama.cpp", "--api", "responses")
     passing = sse_check(*args)
     assert passing.returncode == 0
-    said = " ".join(passing.stdout.splitlines()[-3:])
-    assert said.startswith("exit 0: no finding at or above --fail-on warning, but openai-python, openai-node, "
-                           "openai-agents break on what the profile accepts; --clients-required"), passing.stdout
+    said = " ".join(passing.stdout.split())
+    assert ("exit 0: no finding at or above --fail-on warning, but openai-python, openai-node, openai-agents break "
+            "on what the profile accepts; --clients-required") in said, passing.stdout
     required = sse_check(*args, "--clients-required", "openai-python")
     assert required.returncode == 1
-    assert required.stdout.splitlines()[-1] == "required client(s) broken (--clients-required): openai-python: exit 1"
+    assert "required client(s) broken (--clients-required): openai-python: exit 1" in required.stdout.splitlines()
     degraded_only = sse_check(*args, "--clients-required", "codex")  # codex is degraded, not broken, here
     assert degraded_only.returncode == 0 and "not required" in degraded_only.stdout
