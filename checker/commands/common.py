@@ -247,8 +247,9 @@ def engine_options(opts: EngineArgs, override: Override | None = None) -> dict[s
     }
 
 
-def report_options(opts: EngineArgs, *, command: str, clients: bool = False) -> ReportOptions:
-    """The report's options; ``clients`` turns the client matrix on whatever --clients says (lint --oracle)."""
+def report_options(opts: EngineArgs, *, command: str, clients: bool = False, compact: bool = False) -> ReportOptions:
+    """The report's options; ``clients`` turns the client matrix on whatever --clients says (lint --oracle);
+    ``compact``: probe's short text report (its --verbose turns it off)."""
     return ReportOptions(
         command=command,
         profile=opts.profile,
@@ -259,6 +260,7 @@ def report_options(opts: EngineArgs, *, command: str, clients: bool = False) -> 
         show=Severity.parse(opts.show or "info"),
         clients=opts.clients or clients,
         clients_required=opts.clients_required,
+        compact=compact,
     )
 
 

@@ -97,6 +97,10 @@ breaks one of those clients fail too.
 """
 
 
+VERBOSE_HELP = ("text report: a line per scenario as it ends, the timings table, the known deviations and every "
+                "capability (by default: the clients and endpoints, then the failures)")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = EPILOG
@@ -138,9 +142,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="sse (default): one POST per scenario; websocket: the Responses scenarios over one "
                            "WebSocket connection")
     conn.add_argument("--no-progress", action="store_true", help="no progress display (it is shown only on a terminal)")
-    conn.add_argument("--verbose", "-v", action="store_true",
-                      help="text report: a line per scenario as it ends, the timings table, the known deviations "
-                           "and every capability (by default: the clients and endpoints, then the failures)")
+    conn.add_argument("--verbose", "-v", action="store_true", help=VERBOSE_HELP)
     limits = parser.add_argument_group(
         "timeouts", "Each one is a finding when hit. The caps are --max-bytes and --max-events\n"
                     "below: reading stops once a stream is past them.")
@@ -255,8 +257,7 @@ def run(opts: ProbeOptions) -> int:
         return probe_repeat.run(opts, config, chosen, probe_repeat.Hooks(
             sink=_Scenarios, apis=_apis, unreachable=_unreachable, dialect_rows=dialect_rows))
     gate = baseline_run(opts.engine)
-    report = report_options(opts.engine, command="probe")
-    report.compact = not opts.verbose
+    report = report_options(opts.engine, command="probe", compact=not opts.verbose)
     shown_url = config.redactor.url(config.url)
     report.extra = {"target": probe_target(shown_url, config.redactor.text(config.model), _apis(chosen)),
                     "skipped": [], "not_served": []}
@@ -287,8 +288,7 @@ def run(opts: ProbeOptions) -> int:
         sink.summary.baseline_note = gate.note()
         if interrupted is not None:
             report.extra["interrupted"] = _interrupt_note(interrupted, len(chosen))
-        report.extra["required_broken"] = required_broken_rows(report.extra.get("readiness") or [],
-                                                               report.clients_required)
+        report.extra["required_broken"] = required_broken_rows(report.extra.get("readiness"), report.clients_required)
         reporter.finish(sink.summary)
     warn_unmatched_baseline(opts.engine, gate)
     return _exit_code(opts, report, gate, results, runs, interrupted, sink.failed, shown_url)

@@ -190,9 +190,10 @@ class ProbeTextReporter(TextReporter):
             c.print()
         if self.deviations:
             groups = self.deviations.values()
+            rules = len({code for group in groups for code in group.codes})
             c.print(Text(f"known deviations of profile {self.options.profile}, as documented: "
-                         f"{sum(g.findings for g in groups)} info finding(s) of {len({x for g in groups for x in g.codes})}"
-                         " rule(s), not failing", style="dim"))
+                         f"{sum(g.findings for g in groups)} info finding(s) of {rules} rule(s), not failing",
+                         style="dim"))
         if extra.get("interrupted"):
             c.print(Text(extra["interrupted"], style="bold yellow"))
         self.print_end(summary)
@@ -246,13 +247,13 @@ class ProbeTextReporter(TextReporter):
 NOT_REPLAYED = "the replay server has no capture for this scenario"
 
 
-def required_broken_rows(readiness: list[dict[str, Any]], required: tuple[str, ...]) -> list[dict[str, Any]]:
+def required_broken_rows(readiness: list[dict[str, Any]] | None, required: tuple[str, ...]) -> list[dict[str, Any]]:
     """The client table's rows (readiness) of the --clients-required clients it calls broken: the probe's exit
     code follows the table a person reads (a finding of the features' own rules, MOD or TUR, acts through the
     capability table there, not as a stream's breakage)."""
     if not required:
         return []
-    return [row for row in readiness if row.get("verdict") == "broken"
+    return [row for row in readiness or [] if row.get("verdict") == "broken"
             and ("all" in required or row.get("client") in required)]
 
 
