@@ -46,7 +46,7 @@ from checker.findings import Severity
 from checker.live import adapters, probe_run
 from checker.live.endpoints import probe_target
 from checker.live.probe import ProbeConfig, ProbeLimits, Progress, ScenarioResult
-from checker.live.reports import reporter_for, required_broken_rows
+from checker.live.reports import VERBOSE_HELP, reporter_for, required_broken_rows
 from checker.live.retry import DEFAULT_RETRIES
 from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
 from checker.report import ReportOptions, Reporter, Summary
@@ -89,16 +89,10 @@ a server without the WebSocket mode is one "unsupported" line.
 `sse-check replay --live URL` does.
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a usage error or a
-server that could not be reached (one line on stderr). A profile lowers the
-deviations it documents to info, so they do not fail the run even where they
-break a client (the client table at the end says who, and the last line says
-so); --clients-required openai-python,codex (or all) makes a scenario that
-breaks one of those clients fail too.
+server that could not be reached (one line on stderr). A profile's documented
+deviations are info: they fail nothing even where a client breaks (the client
+table says who); --clients-required openai-python,codex (or all) fails on it.
 """
-
-
-VERBOSE_HELP = ("text report: a line per scenario as it ends, the timings table, the known deviations and every "
-                "capability (by default: the clients and endpoints, then the failures)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -210,8 +204,7 @@ def options(args: argparse.Namespace) -> ProbeOptions:
                         replay=args.replay, concurrency=args.concurrency[0], levels=args.concurrency, repeat=args.repeat, retries=args.retries,
                         progress=not args.no_progress,
                         headers=tuple(args.header), api_key_env=args.api_key_env, insecure=args.insecure,
-                        save=args.save, transport=args.transport, limits=limits, engine=engine,
-                        verbose=bool(getattr(args, "verbose", False)))
+                        save=args.save, transport=args.transport, limits=limits, engine=engine, verbose=args.verbose)
 
 
 def parse_apis(values: list[str]) -> tuple[str, ...]:

@@ -17,6 +17,9 @@ from checker.report import Reporter, Summary, get_reporter
 from checker.report.json_report import JsonReporter
 from checker.report.text import SEVERITY_STYLE, TextReporter, exchange_facts
 
+# probe --verbose's help (here, beside the two reports it chooses between).
+VERBOSE_HELP = ("text report: a line per scenario as it ends, the timings table, the known deviations and every "
+                "capability (by default: the clients and endpoints, then the failures)")
 # The verdict of a scenario the probe was interrupted in (not the server's doing, so not FAIL either).
 INTERRUPTED = ("cut", "bold yellow")
 
