@@ -123,7 +123,7 @@ docs: $(STAMP)  ## docs/rules, README tables, CONTRIBUTING's layer table
 # The corpus snapshots (tests/snapshots/, checked by tests/test_snapshots.py) rewritten from today's findings:
 # run it only when a change of findings is intended, and say why in the commit.
 snapshots: $(STAMP)  ## rewrite tests/snapshots from the corpus (intended changes)
-	$(BIN)/python -m pytest -q tests/test_snapshots.py --update-snapshots
+	$(BIN)/python -m pytest -q tests/test_snapshots.py tests/test_cli_snapshots.py --update-snapshots
 
 # The mutant corpus's labels (tests/mutant_labels/): every real client installed here run on every mutant of
 # tests/mutant_corpus.py; run it after changing the generator, its sources or a client's pinned release.

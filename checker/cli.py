@@ -92,6 +92,9 @@ def _main(words: list[str], command: str | None) -> int:
             from checker.commands import config
 
             config.apply(args)
+            if getattr(args, "show_settings", False):
+                print("\n".join(config.show_settings(args)))
+                return EXIT_OK
         return int(args._run(args._options(args)))
     except UsageError as exc:
         print(f"sse-check: {exc}", file=sys.stderr)

@@ -36,7 +36,7 @@ from checker.sse import SSEDecoder, SSEEvent
 
 # Re-exported: the engine's results and limits are imported from here by most callers.
 __all__ = ["TRACE_DATA_BUDGET", "TRACE_DATA_CLIP", "EngineOptions", "Limits", "LintResult", "StreamLinter", "TraceEntry",
-           "lint_bytes", "lint_chunks", "lint_with"]
+           "lint_bytes", "lint_chunks"]
 
 _UNPARSED = json_scan.UNPARSED
 # Set by a first finding of these: an empty stream is no news then.
@@ -47,11 +47,9 @@ class StreamLinter:
     """Incremental lint of one stream, as ``dialect`` (a name or a Dialect) or, by default, as the dialect its
     first event object shows (checker/dialects.recognise; the default dialect when none does).
 
-    ``feed(chunk)`` returns the findings that chunk completed (first
-    occurrences only, profile applied); ``close()`` ends the stream and
-    returns the :class:`LintResult`. ``trace`` records every event for
-    timelines; ``keep_texts`` keeps what each done item accumulated
-    (``LintResult.texts``), which otherwise is released to bound memory.
+    ``feed(chunk)`` returns the findings that chunk completed (first occurrences only, profile applied);
+    ``close()`` ends the stream and returns the :class:`LintResult`. ``trace`` records every event for timelines;
+    ``keep_texts`` keeps what each done item accumulated (``LintResult.texts``), else released to bound memory.
     """
 
     def __init__(
@@ -99,8 +97,7 @@ class StreamLinter:
     @classmethod
     def from_options(cls, options: EngineOptions, *, request: dict[str, Any] | None = None,
                      dialect: Dialect | str | None = None, keep_texts: bool = False) -> Self:
-        """The engine under the commands' typed options (``dialect``, when given, wins over the options': an
-        exchange's recorded endpoint decides it, checker.http_checks)."""
+        """The engine under typed options; ``dialect`` wins over theirs (an exchange's recorded endpoint's)."""
         return cls(profile=options.profile, request=request, select=options.select, ignore=options.ignore,
                    limits=options.limits, collapse=options.collapse, trace=options.trace, keep_texts=keep_texts,
                    dialect=dialect if dialect is not None else options.dialect)
@@ -134,8 +131,7 @@ class StreamLinter:
             self._use(found)
 
     def _hot(self) -> tuple[dict[str, Any], Any, Any, str, bool, RunTemplates]:
-        """What the hot path reads of the dialect: validators by type, validate, try_fast, the member naming
-        an event's type, whether SSE ``event:`` names are expected, and the machine's run templates."""
+        """What the hot path reads: validators by type, validate, try_fast, type key, event names, templates."""
         dialect = self.dialect
         return (self._validators or {}, self.schemas.validate_event, self.machine.try_fast, dialect.type_key,
                 dialect.event_names, self._runs)
@@ -143,11 +139,8 @@ class StreamLinter:
     # -- feeding --------------------------------------------------------------
 
     def mark_time(self, seconds: float) -> None:
-        """Stamp the events of the next ``feed()`` with an arrival time (trace only).
-
-        The engine never reads the clock; a live caller passes the time its
-        chunk arrived (seconds since the request), and the trace keeps it.
-        """
+        """Stamp the events of the next ``feed()`` with an arrival time (trace only): the engine never reads the
+        clock; a live caller passes the time its chunk arrived (seconds since the request)."""
         if self._trace is not None:
             self._trace.now = seconds
 
@@ -283,9 +276,8 @@ class StreamLinter:
         return chunk
 
     def _long_digits_possible(self, chunk: bytes) -> bool:
-        """Whether an event dispatched by feeding ``chunk`` may hold 16 digits in a row (necessary for an
-        integer beyond 2^53). Looked for once per chunk, over every byte such an event can hold: the decoder's
-        unfinished line plus the chunk; if an event was already pending (its lines came earlier), assume so."""
+        """Whether an event dispatched by feeding ``chunk`` may hold 16 digits in a row (an integer beyond 2^53):
+        over the decoder's unfinished line plus the chunk; an event already pending is assumed to."""
         decoder = self.decoder
         return bool(decoder._data) or decoder.pending_line or has_long_digits(decoder._buf + chunk)
 
@@ -496,13 +488,6 @@ class StreamLinter:
 def lint_bytes(data: bytes, **options: Any) -> LintResult:
     """Lint a whole capture held in memory."""
     linter = StreamLinter(**options)
-    linter.feed(data)
-    return linter.close()
-
-
-def lint_with(options: EngineOptions, data: bytes, *, request: dict[str, Any] | None = None) -> LintResult:
-    """Lint a whole capture held in memory under the commands' typed options."""
-    linter = StreamLinter.from_options(options, request=request)
     linter.feed(data)
     return linter.close()
 

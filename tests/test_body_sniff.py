@@ -98,3 +98,37 @@ def test_the_snippet_of_a_long_opaque_body_is_its_start() -> None:
     sniffer, _ = _sniff_in([data[:100], data[100:]])
     assert sniffer.opaque_bytes == len(data)
     assert sniffer.finding().details["snippet"] == ('{"error": "' + "x" * 109)[:120] + "…"
+
+
+def _random_bytes(seed: int, size: int = 5000) -> bytes:
+    import random
+
+    rng = random.Random(seed)
+    return bytes(rng.randrange(256) for _ in range(size))
+
+
+def test_random_bytes_are_binary_even_when_a_line_starts_with_a_colon() -> None:
+    # Seeds whose random bytes hold a line starting with ":" (an SSE comment) among their first lines: judged by
+    # their lines alone they passed as an event stream and gave a finding per invalid byte.
+    for seed in range(40):
+        data = _random_bytes(seed)
+        for chunks in ([data], [data[i:i + 7] for i in range(0, len(data), 7)]):
+            sniffer, passed = _sniff_in(chunks)
+            assert sniffer.opaque and passed == b"", seed
+            assert sniffer.kind == "binary data" and sniffer.finding().details["snippet"].endswith(" …")
+    lined = b"\n: comment\n" + _random_bytes(0)
+    assert first_lines_kind(lined, final=True) is None  # the lines alone call it a stream
+    sniffer, _ = _sniff_in([lined])
+    assert sniffer.opaque and sniffer.kind == "binary data"
+
+
+@pytest.mark.parametrize("data", [
+    b"id: a\x00b\n" + STREAM,  # a NUL in an id (the spec ignores that id): a stream, the decoder's to judge
+    STREAM.replace(b"response.created\"", b"response.cr\xffeated\""),  # an invalid byte (SSE005)
+    b'data: {"delta": "' + "中文".encode("gbk") * 200 + b'"}\n\n',  # a legacy encoding: invalid UTF-8, no controls
+    b"data: \x1b[31mred\x1b[0m\n\n" + STREAM,  # escape sequences are text
+])
+def test_a_stream_with_a_few_odd_bytes_is_still_a_stream(data: bytes) -> None:
+    for chunks in ([data], _bytewise(data)):
+        sniffer, passed = _sniff_in(chunks)
+        assert not sniffer.opaque and passed == data

@@ -129,7 +129,10 @@ def test_a_wrong_configuration_is_one_line(tmp_path: Path) -> None:
         '[tool.sse-check]\nfail_on = "error"\n': "[tool.sse-check]: unknown key 'fail_on' (known: profile, select",
         '[tool.sse-check]\n[tool.sse-check.limits]\nmax-bytes = "lots"\n': "limits max-bytes: not a size",
         '[tool.sse-check\n': "not valid TOML",
-        '[tool.sse-check]\nselect = ["NOPE"]\n': "'NOPE' matches no rule",
+        # the file and the key are named (it read "--select/--ignore: 'NOPE' matches no rule", no file)
+        '[tool.sse-check]\nselect = ["NOPE"]\n': "pyproject.toml: [tool.sse-check] select: 'NOPE' matches no rule",
+        '[tool.sse-check]\n[[tool.sse-check.overrides]]\npaths = ["*"]\nignore = ["ITM", "ZZZ9"]\n':
+            "pyproject.toml: [tool.sse-check] overrides[0] ignore: 'ZZZ9' matches no rule",
         '[tool.sse-check]\n[[tool.sse-check.overrides]]\nprofile = "codex"\n': "overrides[0]: paths must be",
     }
     for text, message in cases.items():
@@ -146,3 +149,28 @@ def test_probe_reads_the_configuration_of_the_working_directory(tmp_path: Path) 
     (root / "pyproject.toml").write_text('[tool.sse-check]\nprofile = "nope"\n')
     proc = sse_check("probe", "http://127.0.0.1:9", "--model", "m", cwd=root)
     assert proc.returncode == 2 and "profile: 'nope'" in proc.stderr
+
+
+def test_show_settings_names_each_setting_and_where_it_came_from(tmp_path: Path) -> None:
+    config = LLAMA_CONFIG + '[tool.sse-check.limits]\nmax-events = 1000\n\n[[tool.sse-check.overrides]]\n' \
+        'paths = ["streams/llama/*"]\nignore = ["SCH"]\n'
+    root = project(tmp_path, config)
+    proc = sse_check("lint", "streams/text.sse", "streams/llama/plain_text.sse", "--fail-on", "warning",
+                     "--show-settings", cwd=root)
+    assert proc.returncode == 0 and proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    table = "pyproject.toml [tool.sse-check]"  # relative to the working directory, where it is
+    assert lines[0] == "configuration: pyproject.toml"
+    rows = {line.split()[0]: line.split(None, 1)[1] for line in lines[2:11]}
+    assert rows["profile"].split() == ["llama.cpp", *table.split()]
+    assert rows["fail-on"].split() == ["warning", "command", "line"]  # the command line wins over the file
+    assert rows["select"].split() == ["every", "rule", "default"]
+    assert rows["max-events"].split() == ["1,000", *table.split()]
+    assert rows["max-line-bytes"].split() == ["16", "MiB", "default"]
+    assert "  overrides[0] streams/llama/*: ignore SCH" in lines
+    assert "  streams/text.sse: no override applies" in lines
+    assert "  streams/llama/plain_text.sse: overrides[0] applies" in lines
+    assert "FAIL" not in proc.stdout and "capture(s)" not in proc.stdout  # nothing was checked
+    isolated = sse_check("lint", "streams/text.sse", "--isolated", "--show-settings", cwd=root)
+    assert isolated.stdout.splitlines()[0] == "configuration files ignored (--isolated)"
+    assert "  profile          openai      default" in isolated.stdout.splitlines()

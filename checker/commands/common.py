@@ -48,6 +48,7 @@ class EngineArgs:
     show: str = "info"
     timeline: bool = False
     clients: bool = False
+    clients_required: tuple[str, ...] = ()  # --clients-required: their breakage fails the run (() : it does not)
     all_occurrences: bool = False
     baseline: str | None = None
     write_baseline: str | None = None
@@ -76,6 +77,7 @@ class EngineArgs:
             show=getattr(args, "show", None) or "info",
             timeline=bool(getattr(args, "timeline", False)),
             clients=bool(getattr(args, "clients", False)),
+            clients_required=tuple(getattr(args, "clients_required", None) or ()),
             all_occurrences=bool(getattr(args, "all_occurrences", False)),
             baseline=getattr(args, "baseline", None),
             write_baseline=getattr(args, "write_baseline", None),
@@ -114,6 +116,10 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = Tr
     parser.add_argument("--timeline", action="store_true", help="draw an event timeline per capture (text format)")
     parser.add_argument("--clients", action="store_true",
                         help="show which clients break, degrade or work on each stream, and why (text and JSON)")
+    parser.add_argument("--clients-required", type=client_names, default=None, metavar="CLIENTS",
+                        help="exit 1 also when one of these clients breaks on a stream (the client matrix's "
+                             "verdict), whatever the profile accepts: names, comma-separated, or all "
+                             "(default: none; breakage alone does not change the exit code)")
     parser.add_argument("--all-occurrences", action="store_true",
                         help="report every occurrence instead of the first one with a count")
     parser.add_argument("--baseline", metavar="FILE",
@@ -136,6 +142,24 @@ def add_engine_arguments(parser: argparse.ArgumentParser, *, baseline: bool = Tr
                         help="read the options from FILE (a pyproject.toml with [tool.sse-check], or a sse-check.toml) "
                              "instead of the nearest one upward from the first path (or the working directory)")
     parser.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    parser.add_argument("--show-settings", action="store_true",
+                        help="print the settings in force and where each came from (the command line, the "
+                             "configuration file, the default), then exit 0 without checking anything")
+
+
+def client_names(text: str) -> tuple[str, ...]:
+    """An argparse type: ``--clients-required``'s client names (checker.clients), comma-separated, or ``all``."""
+    from checker.clients import CLIENTS
+
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError("no client named")
+    if "all" in names:
+        return ("all",)
+    unknown = [name for name in names if name not in CLIENTS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown client {unknown[0]!r} (one of: all, {', '.join(CLIENTS)})")
+    return names
 
 
 def positive_seconds(text: str) -> float:
@@ -225,8 +249,9 @@ def engine_options(opts: EngineArgs, override: Override | None = None, *, dialec
     )
 
 
-def report_options(opts: EngineArgs, *, command: str, clients: bool = False) -> ReportOptions:
-    """The report's options; ``clients`` turns the client matrix on whatever --clients says (lint --oracle)."""
+def report_options(opts: EngineArgs, *, command: str, clients: bool = False, compact: bool = False) -> ReportOptions:
+    """The report's options; ``clients`` turns the client matrix on whatever --clients says (lint --oracle);
+    ``compact``: probe's short text report (its --verbose turns it off)."""
     return ReportOptions(
         command=command,
         profile=opts.profile,
@@ -236,6 +261,8 @@ def report_options(opts: EngineArgs, *, command: str, clients: bool = False) -> 
         quiet=opts.quiet and command != "proxy",
         show=Severity.parse(opts.show or "info"),
         clients=opts.clients or clients,
+        clients_required=opts.clients_required,
+        compact=compact,
     )
 
 

@@ -169,15 +169,98 @@ def apply(args: argparse.Namespace) -> None:
             if found is not None:
                 config = load(found)
     given = {dest for dest in (*DEFAULTS, "select", "ignore") if getattr(args, dest, None) not in (None, [])}
+    sources = {dest: "command line" for dest in given}
     for dest, value in config.values.items():
         if dest not in given:
             setattr(args, dest, value)
+            sources[dest] = _table_name(config.path)
     for dest, value in DEFAULTS.items():
         if getattr(args, dest, None) is None:
             setattr(args, dest, value)
     args.config_file = str(config.path) if config.path is not None else None
+    args.setting_sources = sources  # where each setting came from (--show-settings): the rest are defaults
     args.overrides = config.overrides
     args.given_on_command_line = given
+
+
+def _table_name(path: Path | None) -> str:
+    if path is None:
+        return "default"
+    return f"{_shown(path)} [tool.sse-check]" if path.name == "pyproject.toml" else _shown(path)
+
+
+def _shown(path: str | Path) -> str:
+    """A configuration file's path as a person reads it: relative to the working directory when below it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+# The settings --show-settings lists, by argparse dest, with their names as on the command line.
+SHOWN = (("profile", "profile"), ("select", "select"), ("ignore", "ignore"), ("fail_on", "fail-on"),
+         *((key.replace("-", "_"), key) for key in LIMITS))
+
+
+def show_settings(args: argparse.Namespace) -> list[str]:
+    """``--show-settings``: each setting in force and where it came from (the command line, the configuration
+    file, the default), the file's per-path overrides, and which one applies to each path given (as ruff's
+    ``--show-settings`` shows the settings for a file)."""
+    sources: dict[str, str] = getattr(args, "setting_sources", {})
+    found = getattr(args, "config_file", None)
+    if getattr(args, "isolated", False):
+        where = "configuration files ignored (--isolated)"
+    else:
+        where = f"configuration: {_shown(found)}" if found else "configuration: none found (looked upward from " \
+            f"{_start(args)} for {', '.join(CONFIG_NAMES)})"
+    lines = [where, "settings in force, and where each came from:"]
+    width = max(len(name) for _, name in SHOWN)
+    rows: list[tuple[str, str, str]] = []
+    for dest, name in SHOWN:
+        value = getattr(args, dest, None)
+        if dest in ("select", "ignore"):
+            shown = ", ".join(value) if value else ("every rule" if dest == "select" else "nothing")
+        elif dest in LIMIT_DESTS and isinstance(value, int):
+            shown = _size_words(value) if dest not in ("max_json_depth", "max_events") else f"{value:,}"
+        else:
+            shown = str(value)
+        rows.append((name, shown, sources.get(dest, "default")))
+    shown_width = max(len(shown) for _, shown, _ in rows)
+    lines += [f"  {name:<{width}}  {shown:<{shown_width}}  {source}" for name, shown, source in rows]
+    overrides: Sequence[Override] = getattr(args, "overrides", ()) or ()
+    if overrides:
+        lines.append("per-path overrides (the first whose paths match a capture applies, below the command line):")
+        for number, entry in enumerate(overrides):
+            lines.append(f"  overrides[{number}] {', '.join(entry.paths)}: {_override_words(entry)}")
+        for path in getattr(args, "paths", None) or ():
+            if path == "-":
+                continue
+            chosen = override_for(overrides, Path(path))
+            lines.append(f"  {path}: " + (f"overrides[{list(overrides).index(chosen)}] applies" if chosen
+                                           else "no override applies"))
+    return lines
+
+
+LIMIT_DESTS = tuple(key.replace("-", "_") for key in LIMITS)
+
+
+def _size_words(value: int) -> str:
+    for unit, factor in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if value >= factor and value % factor == 0:
+            return f"{value // factor} {unit}"
+    return f"{value:,} bytes"
+
+
+def _override_words(entry: Override) -> str:
+    parts = []
+    if entry.profile is not None:
+        parts.append(f"profile {entry.profile}")
+    if entry.select is not None:
+        parts.append(f"select {', '.join(entry.select)}")
+    if entry.ignore is not None:
+        parts.append(f"ignore {', '.join(entry.ignore)}")
+    return "; ".join(parts) or "nothing"
 
 
 def override_for(overrides: Sequence[Override], capture: Path) -> Override | None:
@@ -241,10 +324,20 @@ def _profile(value: Any, where: str) -> str:
 
 
 def _codes(value: Any, where: str) -> tuple[str, ...]:
+    """A select or ignore list, each entry checked here so that the error names the file and the key (checked
+    later, on the command line's way, it read "--select/--ignore: 'NOPE' matches no rule", no file named)."""
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise UsageError(f"{where}: expected a list of rule codes, prefixes or names")
+    if value:
+        from checker.rules import RULES  # every family: an entry may name any rule
+
+        for entry in value:
+            for part in (p.strip() for p in entry.split(",")):
+                if part and not any(code.startswith(part.upper()) or rule.name == part for code, rule in RULES.items()):
+                    raise UsageError(f"{where}: {part!r} matches no rule (a code like ITM011, a family like ITM, "
+                                     "or a name; see `sse-check rules`)")
     return tuple(value)
 
 

@@ -57,11 +57,16 @@ examples:
 
 A capture is a streamed response body as received (curl -N, or
 `sse-check probe --save DIR`). Each finding names its rule (`sse-check rules
-CODE` explains it), where it is (line:column, event) and the clients it
-breaks. Formats: text, json, jsonl, html, junit, sarif, github, markdown.
+CODE` explains it), where it is (line:byte: the line, 1-based, and the byte
+offset in the capture where that line starts; #N: the event's index from 0)
+and the clients it breaks or degrades on that stream. Formats: text, json,
+jsonl, html, junit, sarif, github, markdown.
 
 Exit codes: 0 no finding at or above --fail-on (default: warning), 1 at least
-one, 2 a usage or I/O error (one line on stderr).
+one, 2 a usage or I/O error (one line on stderr). A profile lowers the
+deviations it documents to info, so they do not fail the run even where they
+break a client (--clients shows who); --clients-required openai-python,codex
+(or all) makes a capture that breaks one of those clients fail too.
 """
 
 
@@ -147,7 +152,7 @@ def run(opts: LintOptions) -> int:
                 result = done.result if gate is None else gate.apply(gate.key(done.name), done.result)
                 if done.exchange is not None:  # the text report words a saved probe's answer as probe did
                     report.extra.setdefault("exchanges", {})[done.name] = done.exchange
-                failed |= summary.add(result, report.fail_on)
+                failed |= summary.add(result, report.fail_on, report.clients_required)
                 reporter.file(done.name, result)
                 # Only what the summary needs is kept: per-capture extras go once reported.
                 report.extra.get("exchanges", {}).pop(done.name, None)

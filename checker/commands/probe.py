@@ -46,7 +46,7 @@ from checker.findings import Severity
 from checker.live import adapters, probe_run
 from checker.live.endpoints import probe_target
 from checker.live.probe import ProbeConfig, ProbeLimits, Progress, ScenarioResult
-from checker.live.reports import reporter_for
+from checker.live.reports import VERBOSE_HELP, reporter_for, required_broken_rows
 from checker.live.retry import DEFAULT_RETRIES
 from checker.live.scenarios import Scenario, load_scenario_files, pick, suite
 from checker.report import ReportOptions, Reporter, Summary
@@ -89,7 +89,9 @@ a server without the WebSocket mode is one "unsupported" line.
 `sse-check replay --live URL` does.
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a usage error or a
-server that could not be reached (one line on stderr).
+server that could not be reached (one line on stderr). A profile's documented
+deviations are info: they fail nothing even where a client breaks (the client
+table says who); --clients-required openai-python,codex (or all) fails on it.
 """
 
 
@@ -134,6 +136,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="sse (default): one POST per scenario; websocket: the Responses scenarios over one "
                            "WebSocket connection")
     conn.add_argument("--no-progress", action="store_true", help="no progress display (it is shown only on a terminal)")
+    conn.add_argument("--verbose", "-v", action="store_true", help=VERBOSE_HELP)
     limits = parser.add_argument_group(
         "timeouts", "Each one is a finding when hit. The caps are --max-bytes and --max-events\n"
                     "below: reading stops once a stream is past them.")
@@ -172,6 +175,7 @@ class ProbeOptions:
     insecure: bool = False
     save: str | None = None
     transport: str = "sse"  # --transport websocket: checker.commands.probe_ws
+    verbose: bool = False  # --verbose: every scenario, the timings, the known deviations, the capabilities
     limits: ProbeLimits = ProbeLimits()
     engine: EngineArgs = EngineArgs()
 
@@ -200,7 +204,7 @@ def options(args: argparse.Namespace) -> ProbeOptions:
                         replay=args.replay, concurrency=args.concurrency[0], levels=args.concurrency, repeat=args.repeat, retries=args.retries,
                         progress=not args.no_progress,
                         headers=tuple(args.header), api_key_env=args.api_key_env, insecure=args.insecure,
-                        save=args.save, transport=args.transport, limits=limits, engine=engine)
+                        save=args.save, transport=args.transport, limits=limits, engine=engine, verbose=args.verbose)
 
 
 def parse_apis(values: list[str]) -> tuple[str, ...]:
@@ -246,7 +250,7 @@ def run(opts: ProbeOptions) -> int:
         return probe_repeat.run(opts, config, chosen, probe_repeat.Hooks(
             sink=_Scenarios, apis=_apis, unreachable=_unreachable, dialect_rows=dialect_rows))
     gate = baseline_run(opts.engine)
-    report = report_options(opts.engine, command="probe")
+    report = report_options(opts.engine, command="probe", compact=not opts.verbose)
     shown_url = config.redactor.url(config.url)
     report.extra = {"target": probe_target(shown_url, config.redactor.text(config.model), _apis(chosen)),
                     "skipped": [], "not_served": []}
@@ -277,6 +281,7 @@ def run(opts: ProbeOptions) -> int:
         sink.summary.baseline_note = gate.note()
         if interrupted is not None:
             report.extra["interrupted"] = _interrupt_note(interrupted, len(chosen))
+        report.extra["required_broken"] = required_broken_rows(report.extra.get("readiness"), report.clients_required)
         reporter.finish(sink.summary)
     warn_unmatched_baseline(opts.engine, gate)
     return _exit_code(opts, report, gate, results, runs, interrupted, sink.failed, shown_url)
@@ -294,7 +299,7 @@ def _exit_code(opts: ProbeOptions, report: ReportOptions, gate: BaselineRun, res
     if gate.recorded is not None:
         finish_baseline(opts.engine, gate)
         return 0
-    return 1 if failed else 0
+    return 1 if failed or report.extra.get("required_broken") else 0
 
 
 class _Scenarios:
@@ -327,6 +332,7 @@ class _Scenarios:
             self.add(attempt)
         outcome.result.http["source"] = outcome.scenario.source
         result = self.gate.apply(outcome.scenario.name, outcome.result)
+        # --clients-required is judged at the end on the client table (readiness), as a person reads it
         self.failed |= self.summary.add(result, self.report.fail_on)
         self.reporter.file(outcome.scenario.name, result)
 

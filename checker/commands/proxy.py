@@ -235,7 +235,7 @@ class _Watcher:
     and the counts of every answer (the report shows the last --keep-answers of them)."""
 
     def __init__(self, opts: ProxyOptions, report: ReportOptions) -> None:
-        self.quiet, self.fail_on = opts.quiet, report.fail_on
+        self.quiet, self.fail_on, self.required = opts.quiet, report.fail_on, report.clients_required
         self.live = make_console(sys.stderr, opts.engine.color)
         self.summary = Summary()
         self.failed = False
@@ -253,7 +253,7 @@ class _Watcher:
 
     def on_record(self, record: Any) -> None:  # the checker thread, once per ended exchange
         if record.result is not None:
-            self.failed |= self.summary.add(record.result, self.fail_on)
+            self.failed |= self.summary.add(record.result, self.fail_on, self.required)
         for observer in (self.metrics, self.jsonl):
             if observer is not None:
                 try:

@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.markdown import Markdown
 from rich.table import Table
 
-from checker.console import make_console
+from checker.console import UNWRAPPED, make_console, output_width
 from checker.errors import UsageError
 from checker.rules import FAMILIES, RULES, Rule
 from checker.rules.docs import examples_root, ordered_rules, render_rule
@@ -67,7 +67,13 @@ def run(opts: RulesOptions) -> int:
             return 0
         else:
             root = examples_root()
-            console.print(Markdown(render_rule(rule, root, seen=_message_on_example(rule, root))))
+            page = render_rule(rule, root, seen=_message_on_example(rule, root))
+            if output_width(sys.stdout) == UNWRAPPED:
+                # A pipe or a file with no $COLUMNS: rendered at no width at all, rich centred the heading over
+                # 2,000 blanks (`sse-check rules CNT004 | less`); the page is Markdown, so it is written as that.
+                sys.stdout.write(page if page.endswith("\n") else page + "\n")
+            else:
+                console.print(Markdown(page))
             return 0
     if opts.format == "json":
         print(json.dumps([_rule_dict(r) for r in rules], indent=2))

@@ -287,8 +287,15 @@ class _Exchange:
                 # The server closed a kept-alive connection under the request (HTP019): send it again once,
                 # on a new connection, as openai-python does, so that the scenario is still measured.
                 self.connection["retried"] = transport_error_text(exc)
-                self.response = await asyncio.wait_for(self.client.send(request, stream=True),
-                                                       timeout=max(wait - (clock() - start), 0.0))
+                try:
+                    self.response = await asyncio.wait_for(self.client.send(request, stream=True),
+                                                           timeout=max(wait - (clock() - start), 0.0))
+                except httpx.HTTPError as again:
+                    if is_unanswered(again):
+                        # Unanswered on a new connection too: nothing here answers HTTP at all (a listener of
+                        # another protocol), which is no kept-alive connection dropped (HTP019 said it was).
+                        self.connection["retried"] = None
+                    raise
         except asyncio.TimeoutError:
             self.ending = "first-byte-timeout" if limits.first_byte_timeout <= limits.total_timeout \
                 else "total-timeout"

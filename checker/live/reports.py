@@ -12,10 +12,22 @@ from rich.text import Text
 
 from checker.engine import LintResult
 from checker.findings import Finding, Severity
-from checker.live.reports_surface import print_surface
+from checker.live.reports_surface import print_answer, print_surface
 from checker.report import Reporter, Summary, get_reporter
 from checker.report.json_report import JsonReporter
-from checker.report.text import SEVERITY_STYLE, TextReporter, exchange_facts, verdict_text
+from checker.report.text import SEVERITY_STYLE, TextReporter, exchange_facts
+
+# probe --verbose's help (here, beside the two reports it chooses between).
+VERBOSE_HELP = ("text report: a line per scenario as it ends, the timings table, the known deviations and every "
+                "capability (by default: the clients and endpoints, then the failures)")
+# The verdict of a scenario the probe was interrupted in (not the server's doing, so not FAIL either).
+INTERRUPTED = ("cut", "bold yellow")
+
+
+def _interrupted(result: LintResult) -> bool:
+    info = getattr(result, "http", None) or {}
+    return (info.get("ending") or {}).get("kind") == "interrupted"
+
 
 def _time(value: Any) -> str:
     if not isinstance(value, (int, float)):
@@ -64,8 +76,26 @@ class ProbeTextReporter(TextReporter):
     noun = "scenario"
     keep_rows = True  # the exchanges table at the end lists every scenario
 
+    def __init__(self, stream: Any, options: Any) -> None:
+        super().__init__(stream, options)
+        self.deferred: list[tuple[str, LintResult, list[Finding], int]] = []  # the short report's failures
+
     def facts(self, name: str, result: LintResult) -> str:
         return exchange_facts(getattr(result, "http", None) or {}, result, failed=self.failed(result))
+
+    def failed(self, result: LintResult) -> bool:
+        # A scenario fails on its findings; --clients-required is judged once, on the client table at the end.
+        return any(f.severity >= self.options.fail_on for f in result.findings)
+
+    def required_lines(self, result: LintResult) -> None:
+        pass  # the client table at the end names the broken clients, each with its first blocking finding
+
+    def verdict_of(self, result: LintResult) -> tuple[str, str]:
+        # An exchange the probe itself cut short (Ctrl-C) proves nothing either way: never "ok" (it read
+        # "ok plain_text  no response: interrupted").
+        if not self.failed(result) and _interrupted(result):
+            return INTERRUPTED
+        return super().verdict_of(result)
 
     def details(self, name: str, result: LintResult) -> None:
         info = getattr(result, "http", None)
@@ -73,9 +103,28 @@ class ProbeTextReporter(TextReporter):
         if isinstance(retry, dict) and retry.get("line"):  # a retried answer, or one the probe did not retry
             self.console.print(Text(f"  {retry['line']}", style="yellow"))
         if info and (self.failed(result) or info.get("partial")):
-            self.console.print(http_line(info))
+            from rich.table import Table as Grid
+
+            grid = Grid.grid(padding=(0, 1))  # a wrapped fact stays under its line, not at column 0
+            grid.add_column(no_wrap=True)
+            grid.add_column(overflow="fold", ratio=1)
+            for line in http_line(info).plain.splitlines():
+                grid.add_row(" ", Text(line.strip(), style="dim"))
+            self.console.print(grid)
+
+    def held(self, name: str, result: LintResult, failed: bool, shown: list[Finding], grouped: int) -> bool:
+        # The short report: nothing per scenario as it ends; the failures (and the exchanges cut short) are
+        # printed after the answer, by finish_short.
+        if not self.options.compact:
+            return False
+        if failed or _interrupted(result):
+            self.deferred.append((name, result, shown, grouped))
+        return True
 
     def finish(self, summary: Summary) -> None:
+        if self.options.compact and not self.options.quiet:
+            self.finish_short(summary)
+            return
         c = self.console
         skipped = self.options.extra.get("skipped") or []
         if not self.options.quiet:
@@ -100,6 +149,11 @@ class ProbeTextReporter(TextReporter):
         print_surface(c, self.options.extra)
         if self.options.extra.get("interrupted"):
             c.print(Text(self.options.extra["interrupted"], style="bold yellow"))
+        self.print_end(summary)
+
+    def print_end(self, summary: Summary) -> None:
+        """What was probed, the summary, and what the exit code means when it would mislead."""
+        c = self.console
         target = self.options.extra.get("target") or {}
         apis = target.get("apis") or []
         where = target.get("base") if len(apis) > 1 else None  # several endpoints: their common base
@@ -107,6 +161,48 @@ class ProbeTextReporter(TextReporter):
         c.print(f"probed {where or target.get('url', '?')} ({dialects}model {target.get('model', '?')}, "
                 f"profile {self.options.profile})")
         self.print_summary(summary)
+        required = self.options.extra.get("required_broken") or []
+        if required:
+            names = ", ".join(str(row.get("client")) for row in required)
+            c.print(Text(f"required client(s) broken (--clients-required): {names}: exit 1", style="bold red"))
+        note = breakage_note(summary, self.options.extra.get("readiness") or [], self.options.fail_on,
+                             self.options.clients_required)
+        if note and not required:
+            c.print(Text(note, style="bold yellow"))
+
+    def finish_short(self, summary: Summary) -> None:
+        """The default report: the answer (each client's verdict, each endpoint's), then the failures, then
+        one line on how to see the rest (``--verbose``)."""
+        c, extra = self.console, self.options.extra
+        print_answer(c, extra)
+        dialects = extra.get("dialects") or []
+        if dialects:
+            c.print()
+            c.print(dialects_table(dialects))
+        for entry in extra.get("not_served") or []:
+            c.print(Text(f"{entry['api']}: not served ({entry['reason']}); its {entry['scenarios']} "
+                         f"scenario(s) not run", style="cyan"))
+        for line in skip_lines(extra.get("skipped") or []):
+            c.print(Text(line, style="yellow"))
+        for name, result, shown, grouped in self.deferred:
+            c.print()
+            self.render(name, result, shown, grouped)
+        for error in summary.io_errors:
+            c.print(Text(f"error: {error}", style="bold red"))
+        if not self.deferred:
+            c.print()
+        if self.deviations:
+            groups = self.deviations.values()
+            rules = len({code for group in groups for code in group.codes})
+            c.print(Text(f"known deviations of profile {self.options.profile}, as documented: "
+                         f"{sum(g.findings for g in groups)} info finding(s) of {rules} rule(s), not failing",
+                         style="dim"))
+        if extra.get("interrupted"):
+            c.print(Text(extra["interrupted"], style="bold yellow"))
+        self.print_end(summary)
+        c.print(Text("--verbose: every scenario with its timings, the known deviations and every capability; "
+                     "--format json: all of it", style="dim"))
+        self.flush()
 
     def summary_extra(self) -> str:
         skipped = self.options.extra.get("skipped") or []
@@ -139,7 +235,7 @@ class ProbeTextReporter(TextReporter):
             info = getattr(result, "http", {}) or {}
             timings = info.get("timings") or {}
             status = info.get("status")
-            row: list[Any] = [name, verdict_text(self.failed(result)), str(status if status is not None else "–")]
+            row: list[Any] = [name, Text(*self.verdict_of(result)), str(status if status is not None else "–")]
             if show_ending:
                 row.append(ending)
             row += [_time(timings.get("first_byte")), _time(timings.get("first_delta")),
@@ -152,6 +248,33 @@ class ProbeTextReporter(TextReporter):
 
 
 NOT_REPLAYED = "the replay server has no capture for this scenario"
+
+
+def required_broken_rows(readiness: list[dict[str, Any]] | None, required: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The client table's rows (readiness) of the --clients-required clients it calls broken: the probe's exit
+    code follows the table a person reads (a finding of the features' own rules, MOD or TUR, acts through the
+    capability table there, not as a stream's breakage)."""
+    if not required:
+        return []
+    return [row for row in readiness or [] if row.get("verdict") == "broken"
+            and ("all" in required or row.get("client") in required)]
+
+
+def breakage_note(summary: Summary, readiness: list[dict[str, Any]], fail_on: Any,
+                  required: tuple[str, ...] = ()) -> str | None:
+    """The exit code's meaning when it would mislead: a run that passes (no finding at --fail-on: a profile's
+    documented deviations are info) while the client table says clients break. Never "ok" and exit 0 beside a
+    broken client without a word (issue 30); --clients-required makes their breakage fail the run."""
+    if summary.failed_files or summary.io_errors:
+        return None
+    broken = [str(row.get("client")) for row in readiness if row.get("verdict") == "broken"]
+    if not broken:
+        return None
+    verb = "breaks" if len(broken) == 1 else "break"
+    if required:
+        return f"exit 0: no finding at or above --fail-on {fail_on}; {', '.join(broken)} {verb}, not required"
+    return (f"exit 0: no finding at or above --fail-on {fail_on}, but {', '.join(broken)} {verb} on what the "
+            f"profile accepts; --clients-required {','.join(broken)} (or all) fails the run on that")
 
 
 def skip_lines(skipped: list[dict[str, Any]]) -> list[str]:
@@ -289,13 +412,16 @@ class ProxyTextReporter(ProbeTextReporter):
             for column in ("answer", "conversation", "prompt", "cached", "previous prompt", "reuse", "from"):
                 table.add_column(column, no_wrap=True, justify="right" if column in (
                     "prompt", "cached", "previous prompt", "reuse") else "left")
+            beyond = False
             for row in cache:
                 reuse = row.get("reuse")
                 table.add_row(f"{row['number']:03d}", f"{row['conversation']}#{row['step']}",
                               _tokens(row.get("prompt_tokens")), _tokens(row.get("cached_tokens")),
-                              _tokens(row.get("previous_prompt_tokens")),
-                              f"{reuse * 100:.0f}%" if reuse is not None else "–", row.get("source", ""))
+                              _tokens(row.get("previous_prompt_tokens")), _reuse(reuse), row.get("source", ""))
+                beyond = beyond or (reuse is not None and reuse > 1)
             c.print(table)
+            if beyond:
+                c.print(Text(REUSE_BEYOND, style="dim"))
         for entry in extra.get("unchecked") or []:
             c.print(Text(f"not checked {entry['name']}: {entry['note']}", style="yellow"))
         if extra.get("answers_not_shown"):
@@ -334,3 +460,14 @@ _OWN: dict[tuple[str, str], type[Reporter]] = {
 def reporter_for(command: str, name: str) -> type[Reporter]:
     """The reporter class of format ``name`` for ``command`` ("probe" or "proxy")."""
     return _OWN.get((command, name)) or get_reporter(name)
+
+
+# Cached tokens can outnumber the previous prompt's: the cache holds that prompt AND the answer that followed it
+# (now part of this prompt). A bare "reuse 103%" read as a bug, so a note under the table says what it means.
+REUSE_BEYOND = ("reuse above 100%: more tokens cached than the previous prompt had; the cache went on into the "
+                "answer that followed it (now part of this prompt)")
+
+
+def _reuse(reuse: float | None) -> str:
+    """The reuse column: cached tokens as a percentage of the previous prompt (above 100%: REUSE_BEYOND)."""
+    return f"{reuse * 100:.0f}%" if reuse is not None else "–"

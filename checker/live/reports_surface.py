@@ -14,7 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 STATUS_STYLES = {"supported": "green", "unsupported": "cyan", "broken": "bold red", "not checked": "yellow"}
-VERDICT_STYLES = {"ready": "green", "degraded": "yellow", "broken": "bold red", "unknown": "dim"}
+VERDICT_STYLES = {"ready": "green", "degraded": "yellow", "broken": "bold red", "not served": "cyan",
+                  "unknown": "dim"}
 
 
 def _table(first: str, second: str) -> Table:
@@ -46,7 +47,8 @@ def readiness_table(rows: list[Mapping[str, Any]]) -> Table:
         if row.get("without"):
             because += ("; " if because else "") + "works without " + ", ".join(row["without"])
         table.add_row(str(row.get("client")), Text(str(row.get("verdict")), style=VERDICT_STYLES.get(
-            str(row.get("verdict")), "")), Text(because, style="dim" if row.get("verdict") == "ready" else ""))
+            str(row.get("verdict")), "")), Text(because, style="dim" if row.get("verdict") in ("ready", "not served")
+                                                  else ""))
     return table
 
 
@@ -81,3 +83,28 @@ def print_surface(console: Console, extra: Mapping[str, Any]) -> None:
     elif any(row.get("verdict") != "unknown" for row in readiness):
         known = [row for row in readiness if row.get("verdict") != "unknown"]
         console.print(Text("clients: ").append_text(_grouped(known, "verdict", "client")))
+
+
+def print_answer(console: Console, extra: Mapping[str, Any]) -> None:
+    """The probe's short report's first lines: the client table (each client's verdict and why), and the
+    capabilities in one line: counted, with the names only of those that are unsupported (when one is broken:
+    the table of the broken and unsupported ones, as the long report has every row)."""
+    capabilities, readiness = extra.get("capabilities") or [], extra.get("readiness") or []
+    known = [row for row in readiness if row.get("verdict") != "unknown"]
+    if known:
+        console.print(readiness_table(known))
+    if capabilities and any(row.get("status") == "broken" for row in capabilities):
+        console.print()
+        console.print(capability_table([row for row in capabilities if row.get("status") in ("broken", "unsupported")]))
+    elif capabilities:
+        line = Text("capabilities: ")
+        counts: dict[str, int] = {}
+        for row in capabilities:
+            counts[str(row.get("status"))] = counts.get(str(row.get("status")), 0) + 1
+        line.append_text(Text(", ").join(Text(f"{count} {status}", style=STATUS_STYLES.get(status, ""))
+                                         for status, count in counts.items()))
+        odd = [row for row in capabilities if row.get("status") == "unsupported"]
+        if odd:
+            line.append(" · ")
+            line.append_text(_grouped(odd, "status", "title", "why"))
+        console.print(line)

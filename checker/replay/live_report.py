@@ -181,9 +181,13 @@ def _print_family(console: Any, run: LiveRun, verdict: Verdict, family: str, row
     exact = next((r for r in rows if r.variant == "exact" and r.bounds is not None), None)
     if exact is not None and exact.bounds is not None:
         b = exact.bounds
+        beyond = any(r.reuse is not None and r.reuse > 1 for r in rows)
         console.print(Text(f"boundaries: previous prompt {b.previous_prompt} · + reasoning "
                            f"≈{_cell(b.reasoning_end)} · + whole output ≈{_cell(b.output_end)} "
-                           "(reuse: cached tokens ÷ the previous prompt)", style="dim"))
+                           "(reuse: cached tokens ÷ the previous prompt"
+                           # "reuse 103%" read as a bug: it is a cache that went on past the previous prompt
+                           + ("; above 100%: the cache went on into the reasoning or output that followed it"
+                              if beyond else "") + ")", style="dim"))
     sent = _sent_back_line(run, rows)
     if sent is not None:
         console.print(sent)

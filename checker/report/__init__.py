@@ -63,6 +63,12 @@ class ReportOptions:
     clients: bool = False
     # Real clients' runs per capture name: {name: {client: checker.oracles.agreement.Comparison}} (--oracle).
     oracles: dict[str, dict[str, Comparison]] = field(default_factory=dict)
+    # --clients-required: the clients whose breakage (the matrix's verdict) fails a capture like a finding at
+    # --fail-on does; ("all",): every client of each stream's dialect. Empty: breakage alone fails nothing.
+    clients_required: tuple[str, ...] = ()
+    # The probe's short text report (the default; --verbose turns it off): the answer (clients, endpoints), then
+    # the failures, then one line on how to see the rest.
+    compact: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -82,16 +88,35 @@ class Summary:
     baseline_note: str = ""
     # --oracle: the real clients' runs by agreement with the prediction ("agrees", "differs", ...).
     oracles: dict[str, int] = field(default_factory=dict)
+    # --clients-required: each required client the matrix says breaks, with the number of captures it breaks on.
+    clients_broken: dict[str, int] = field(default_factory=dict)
 
-    def add(self, result: LintResult, fail_on: Severity) -> bool:
-        """Count one result; True when it fails the run."""
+    def add(self, result: LintResult, fail_on: Severity, required: tuple[str, ...] = ()) -> bool:
+        """Count one result; True when it fails the run: a finding at ``fail_on`` or above, or a client of
+        ``required`` (--clients-required) that the stream breaks."""
         self.files += 1
         self.errors += result.count(Severity.ERROR)
         self.warnings += result.count(Severity.WARNING)
         self.infos += result.count(Severity.INFO)
         failed = any(f.severity >= fail_on for f in result.findings)
+        for client in required_broken(result, required):
+            self.clients_broken[client] = self.clients_broken.get(client, 0) + 1
+            failed = True
         self.failed_files += failed
         return failed
+
+
+def required_broken(result: LintResult, required: tuple[str, ...]) -> list[str]:
+    """The clients of ``required`` (``("all",)``: every client of the stream's dialect) that this stream breaks,
+    by the client matrix; those of another dialect are not asked (openai-python on a Messages stream)."""
+    if not required:
+        return []
+    from checker.compat import Verdict, matrix  # only with --clients-required
+
+    cells = matrix(result).cells
+    wanted = set(required)
+    return [cell.client for cell in cells
+            if ("all" in wanted or cell.client in wanted) and cell.verdict is Verdict.BREAKS]
 
 
 class Reporter(Protocol):

@@ -17,6 +17,7 @@ from typing import IO
 from checker.engine import LintResult
 from checker.findings import Finding, Severity
 from checker.report import ReportOptions, Summary
+from checker.report.affected import Affected, affected
 from checker.report.junit import finding_line
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -30,8 +31,9 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(name: str | None, finding: Finding, *, line: int | None = None) -> str:
-    """One workflow command; ``name`` is the file it points at (None: an annotation on the run, no file)."""
+def annotation(name: str | None, finding: Finding, *, line: int | None = None, touched: Affected | None = None) -> str:
+    """One workflow command; ``name`` is the file it points at (None: an annotation on the run, no file);
+    ``touched``: the clients the finding breaks or degrades on its stream (checker.report.affected)."""
     pos = finding.position
     title = f"{finding.code} {finding.name}"
     message = finding.message
@@ -41,8 +43,8 @@ def annotation(name: str | None, finding: Finding, *, line: int | None = None) -
         message += f" ×{finding.occurrences}"
     if finding.known_deviation:
         message += f"\nknown deviation: {finding.known_deviation}"
-    elif finding.clients:
-        message += f"\nbreaks: {', '.join(finding.clients)}"
+    if touched:
+        message += f"\n{touched.words()}"
     props = f"title={escape_property(title)}"
     if name is not None:
         props = f"file={escape_property(name)},line={line or max(1, pos.line)},{props}"
@@ -65,14 +67,14 @@ class GithubReporter:
         target, line = self.file_of(name, result)
         for finding in result.findings:
             if finding.severity >= Severity.WARNING or finding.severity >= self.options.fail_on:
-                write(annotation(target, finding, line=line) + "\n")
+                write(annotation(target, finding, line=line, touched=affected(finding, result)) + "\n")
             else:
                 quiet.append(finding)
         if quiet:
             # Folded in the log: known deviations and notes are there when someone looks.
             write(f"::group::{len(quiet)} info finding(s) in {escape_data(name)}\n")
             for finding in quiet:
-                write(f"{finding_line(finding)}\n")
+                write(f"{finding_line(finding, affected(finding, result))}\n")
             write("::endgroup::\n")
 
     def file_of(self, name: str, result: LintResult) -> tuple[str | None, int | None]:

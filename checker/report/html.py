@@ -228,7 +228,7 @@ def render_section(anchor: str, name: str, result: LintResult, options: ReportOp
         '<h4 class="d-title"></h4><div class="d-findings"></div><p class="d-event"></p>'
         '<pre class="d-raw"></pre></aside>',
         f"<h3>Findings ({len(result.findings)})</h3>",
-        findings_table(result.findings),
+        findings_table(result.findings, result),
         "<h3>Clients</h3>",
         client_table(_client_matrix(result, options, name)),
         "<h3>Items: accumulated text and arguments</h3>",
@@ -322,16 +322,19 @@ def _client_matrix(result: LintResult, options: ReportOptions, name: str) -> lis
 
 def _data_script(result: LintResult, timeline: Timeline, times: dict[int, float]) -> str:
     data = {
-        "findings": [_finding_data(f) for f in result.findings],
+        "findings": [_finding_data(f, result) for f in result.findings],
         "events": _events_data(result, timeline, times),
         "clip": TRACE_DATA_CLIP,
     }
     return f'<script type="application/json" class="capture-data">{script_json(data)}</script>'
 
 
-def _finding_data(f: Finding) -> dict[str, Any]:
+def _finding_data(f: Finding, result: LintResult) -> dict[str, Any]:
+    from checker.report.affected import affected
+
     d = f.as_dict()
     d["where"] = f"{f.position.line}:{f.position.byte}"
+    d["affected"] = affected(f, result).words()  # the details panel's line: this stream's effects, not Rule.clients
     return d
 
 

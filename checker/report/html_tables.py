@@ -24,7 +24,11 @@ def where(finding: Finding) -> str:
     return finding.position.label()
 
 
-def findings_table(findings: list[Finding]) -> str:
+def findings_table(findings: list[Finding], result: LintResult) -> str:
+    """The findings, one row each; the last column names the clients each breaks or degrades on this stream
+    (checker.report.affected: the matrix's effects, never the rule's static list)."""
+    from checker.report.affected import affected
+
     if not findings:
         return '<p class="none">No findings.</p>'
     rows = []
@@ -43,14 +47,14 @@ def findings_table(findings: list[Finding]) -> str:
             f'<td class="where">{esc(where(f))}</td>'
             f'<td class="etype">{esc(pos.event_type or "")}</td>'
             f'<td class="msg">{esc(f.message)} {"".join(notes)}</td>'
-            f'<td class="clients">{esc(", ".join(f.clients))}</td></tr>'
+            f'<td class="clients">{esc(affected(f, result).words())}</td></tr>'
         )
     return (
         '<table class="findings sortable"><thead><tr>'
         '<th data-sort="sev" aria-sort="none" title="sort by severity">severity</th>'
         '<th data-sort="code" title="sort by code">code</th><th>name</th>'
         '<th data-sort="pos" title="sort by position">line:byte #event</th><th>event</th><th>message</th>'
-        '<th>clients broken</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>"
+        '<th>clients it breaks or degrades</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>"
     )
 
 

@@ -18,6 +18,7 @@ from checker.version import __version__
 from checker.engine import LintResult
 from checker.findings import Finding
 from checker.report import ReportOptions, Summary
+from checker.report.affected import Affected, affected
 from checker.report.spool import Spool
 
 # XML 1.0 allows only these characters; a capture can put anything in a message
@@ -29,8 +30,9 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def finding_line(finding: Finding) -> str:
-    """One finding as the text report prints it (code, severity, line:byte #event, message)."""
+def finding_line(finding: Finding, touched: Affected | None = None) -> str:
+    """One finding as the text report prints it (code, severity, line:byte #event, message); ``touched``: the
+    clients it breaks or degrades on its stream (checker.report.affected)."""
     pos = finding.position
     line = f"{finding.code} {finding.severity} {pos.label()} {finding.message}"
     if finding.occurrences > 1:
@@ -39,8 +41,8 @@ def finding_line(finding: Finding) -> str:
         line += f" [event {pos.event_type}]"
     if finding.known_deviation:
         line += f" [known deviation: {finding.known_deviation}]"
-    elif finding.clients:
-        line += f" [breaks: {', '.join(finding.clients)}]"
+    if touched:
+        line += f" [{touched.words()}]"
     return line
 
 
@@ -73,11 +75,11 @@ class JunitReporter:
                 "message": xml_text(f"{len(failing)} finding(s) at or above {fail_on}: {', '.join(codes)}"),
                 "type": codes[0],
             })
-            failure.text = xml_text("\n".join(finding_line(f) for f in failing))
+            failure.text = xml_text("\n".join(finding_line(f, affected(f, result)) for f in failing))
         facts = (f"{result.events} events, {result.bytes} bytes, profile {result.profile}, "
                  f"ended by {result.terminal or 'no terminal event'}")
         out = ET.SubElement(case, "system-out")
-        out.text = xml_text("\n".join([facts, *(finding_line(f) for f in below)]))
+        out.text = xml_text("\n".join([facts, *(finding_line(f, affected(f, result)) for f in below)]))
         self._add(case)
 
     def _add(self, case: ET.Element) -> None:

@@ -16,7 +16,7 @@ from checker import dialects
 from checker.console import PlainLines, make_console
 from checker.engine import LintResult
 from checker.findings import Finding, Severity, safe_text
-from checker.report import ReportOptions, Summary
+from checker.report import ReportOptions, Summary, required_broken
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -175,7 +175,10 @@ class TextReporter:
     # -- one capture --------------------------------------------------------------------------------------
 
     def failed(self, result: LintResult) -> bool:
-        return any(f.severity >= self.options.fail_on for f in result.findings)
+        """A finding at --fail-on or above, or a --clients-required client the stream breaks (as Summary.add)."""
+        if any(f.severity >= self.options.fail_on for f in result.findings):
+            return True
+        return bool(self.options.clients_required and required_broken(result, self.options.clients_required))
 
     def threshold(self) -> Severity:
         """The lowest severity displayed: --show, and in --quiet mode only what fails the run."""
@@ -228,13 +231,25 @@ class TextReporter:
         shown, grouped = self.split(name, result)
         if self.options.quiet and not failed:
             return
+        if self.held(name, result, failed, shown, grouped):
+            return
+        self.render(name, result, shown, grouped)
+
+    def held(self, name: str, result: LintResult, failed: bool, shown: list[Finding], grouped: int) -> bool:
+        """Whether a capture's lines wait (the probe's short report prints its failures after the answer)."""
+        return False
+
+    def render(self, name: str, result: LintResult, shown: list[Finding], grouped: int) -> None:
+        """A capture's lines: its header, details, findings, and what --timeline and --clients add."""
         facts = self.facts(name, result)
         if grouped:
             facts += f" · {grouped} known deviation{'s' if grouped != 1 else ''}"
-        self.header_line(failed, name, facts)
+        self.header_line(self.verdict_of(result), name, facts)
         self.details(name, result)
+        if self.options.clients_required:
+            self.required_lines(result)
         if shown:
-            findings_table(self.console, shown)
+            findings_table(self.console, shown, result)
         if self.options.timeline and result.trace is not None:
             from checker.report.timeline import render_timeline  # only with --timeline
 
@@ -248,11 +263,17 @@ class TextReporter:
             self.blank()
         self.flush()
 
-    def header_line(self, failed: bool, name: str, facts: str) -> None:
+    def verdict_of(self, result: LintResult) -> tuple[str, str]:
+        """A capture's verdict word and style (``ok``/``FAIL``; the probe adds one for an exchange cut short)."""
+        return verdict(self.failed(result))
+
+    def header_line(self, word: tuple[str, str], name: str, facts: str) -> None:
         """``ok NAME  facts``: plainly when it fits on one line, else drawn by :meth:`header`."""
-        if not (self.plain_lines and self.plain.line(verdict(failed), (" ", ""), (safe_text(name), "bold"),
+        if not (self.plain_lines and self.plain.line(word, (" ", ""), (safe_text(name), "bold"),
                                                      ("  ", ""), (facts, "dim"))):
-            self.header(verdict_text(failed), name, facts)
+            from rich.text import Text
+
+            self.header(Text(*word), name, facts)
 
     def header(self, verdict: Text, name: str, facts: str) -> None:
         """``ok NAME  facts`` on one line; on a narrow terminal the facts wrap under the name."""
@@ -263,6 +284,27 @@ class TextReporter:
         grid.add_column(no_wrap=True)
         grid.add_column(overflow="fold")
         grid.add_row(verdict, Text.assemble((safe_text(name), "bold"), "  ", (facts, "dim")))
+        self.console.print(grid)
+
+    def required_lines(self, result: LintResult) -> None:
+        """Under a capture a --clients-required client breaks on: which, and the finding that breaks it (a
+        known deviation's finding is grouped at the end, so the FAIL would otherwise say no why)."""
+        from checker.compat import matrix
+
+        broken = required_broken(result, self.options.clients_required)
+        if not broken:
+            return
+        from rich.table import Table
+        from rich.text import Text
+
+        cells = matrix(result)
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True)  # indent: a wrapped line stays under its text
+        grid.add_column(overflow="fold", ratio=1)
+        for client in broken:
+            cell = cells[client]
+            grid.add_row(" ", Text.assemble("breaks ", (client, "bold red"), f" (required): {cell.decided_by} · ",
+                                            (safe_text(cell.symptom or ""), "dim")))
         self.console.print(grid)
 
     def details(self, name: str, result: LintResult) -> None:
@@ -339,6 +381,10 @@ class TextReporter:
         # rich reads the line as markup (as it always has): a "[" leaves it to rich.
         if "[" in line or not (self.plain_lines and self.plain.line((line, ""))):
             self.console.print(line)
+        if summary.clients_broken:
+            broken = ", ".join(f"{client} on {count} {self.noun}{'s' if count != 1 else ''}"
+                               for client, count in summary.clients_broken.items())
+            self.say((f"required client(s) broken (--clients-required): {broken}", "bold red"))
         notes = []
         if self.not_shown and not self.options.quiet:
             notes.append(f"{self.not_shown} finding(s) below --show {self.options.show} not shown")
@@ -370,9 +416,13 @@ def _deviation_what(description: str) -> str:
     return what if sep else description
 
 
-def findings_table(console: Console, findings: list[Finding]) -> None:
+def findings_table(console: Console, findings: list[Finding], result: LintResult) -> None:
     """One row per finding: code, severity, position, then the message with a dim line of context (the event,
-    who breaks, or the documented deviation) under it. The message column wraps within itself."""
+    the documented deviation, and the clients this finding breaks or degrades on this stream: the matrix's
+    effects, checker.report.affected, never the rule's static list) under it. The message column wraps within
+    itself."""
+    from checker.report.affected import affected
+
     from rich.table import Table
     from rich.text import Text
 
@@ -390,8 +440,9 @@ def findings_table(console: Console, findings: list[Finding]) -> None:
         context = [f"event {f.position.event_type}"] if f.position.event_type else []
         if f.known_deviation:
             context.append(f"known deviation: {f.known_deviation}")
-        elif f.clients and f.severity > Severity.INFO:
-            context.append(f"breaks: {', '.join(f.clients)}")
+        touched = affected(f, result)  # a documented deviation still breaks a client: said too
+        if touched:
+            context.append(touched.words())
         if context:
             message.append("\n" + " · ".join(context), style="dim")
         grid.add_row(" ", Text(f.code, style=style), Text(str(f.severity), style=style),

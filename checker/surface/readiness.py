@@ -12,7 +12,9 @@ Built from two things the run already knows:
   client relies on, *required* (broken or unsupported: the client is broken) or *optional* (broken: degraded;
   unsupported: named in ``without``, the client works without it).
 
-A client none of whose dialects was probed is ``unknown``; one whose endpoints are all unsupported is broken.
+A client none of whose dialects was probed is ``unknown``; one whose endpoints all answer that they are not there
+(404, 405, 501: the capability table's ``unsupported``) is ``not served``: this server does not speak its API,
+which says nothing of how it would read a stream (it was called broken, beside the 404 that said why).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from checker.compat import Verdict, effects_of, matrix
 from checker.engine import LintResult
 from checker.surface.capability import Capability, feature_families
 
-READY, DEGRADED, BROKEN, UNKNOWN = "ready", "degraded", "broken", "unknown"
+READY, DEGRADED, BROKEN, UNKNOWN, NOT_SERVED = "ready", "degraded", "broken", "unknown", "not served"
 _WORDS = {Verdict.OK: READY, Verdict.DEGRADED: DEGRADED, Verdict.BREAKS: BROKEN}
 
 
@@ -120,7 +122,7 @@ CLIENT_ORDER: tuple[str, ...] = tuple(DIALECTS)
 @dataclass(slots=True, kw_only=True)
 class Readiness:
     client: str
-    verdict: str  # ready / degraded / broken / unknown
+    verdict: str  # ready / degraded / broken / not served / unknown
     because: str = ""
     finding: dict[str, Any] | None = None  # {"code", "message", "scenario"}: the first blocking finding
     without: list[str] = field(default_factory=list)  # optional capabilities the server does not offer
@@ -159,8 +161,8 @@ def client_readiness(client: str, results: Sequence[tuple[str, LintResult]],
     if not probed:
         return Readiness(client=client, verdict=UNKNOWN, because=f"{'/'.join(DIALECTS[client])} not probed")
     if all(row.status == "unsupported" for row in probed):
-        return Readiness(client=client, verdict=BROKEN, because="; ".join(
-            f"{row.title}: unsupported ({row.why})" for row in probed))
+        return Readiness(client=client, verdict=NOT_SERVED, because="; ".join(
+            row.why or f"{row.title}: unsupported" for row in probed))  # the answer that said so: "POST …: 404"
     verdict, because, ref = _stream_verdict(client, results)
     out = Readiness(client=client, verdict=_WORDS[verdict], finding=ref,
                     because=because or "no finding of the streams it reads affects it")

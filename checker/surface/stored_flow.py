@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from checker.engine import EngineOptions, lint_with
+from checker.engine import EngineOptions, LintResult, StreamLinter
 from checker.findings import Finding
 from checker.sse import SSEEvent, decode_all
 from checker.surface import stored_checks as checks
@@ -116,8 +116,8 @@ def spliced_findings(stream: bytes, after: int, resumed: bytes, lint_options: En
     prefix = _events_up_to(stream, after)
     if prefix and not prefix.endswith((b"\n\n", b"\r\n\r\n", b"\r\r")):
         prefix += b"\n"
-    own = {f.code for f in lint_with(lint_options, stream).findings}
-    return [f for f in lint_with(lint_options, prefix + resumed).findings if f.code not in own]
+    own = {f.code for f in lint_answer(lint_options, stream).findings}
+    return [f for f in lint_answer(lint_options, prefix + resumed).findings if f.code not in own]
 
 
 # --- saved flows ---------------------------------------------------------------------------------------------
@@ -137,3 +137,10 @@ def created_id(answers: Sequence[Answer], step: str = "create") -> str | None:
     """The id of the response a step created (for the next steps' paths)."""
     final = final_response(next((a for a in answers if a.step == step), None))
     return final.get("id") if final else None
+
+
+def lint_answer(options: EngineOptions, data: bytes, *, request: dict[str, Any] | None = None) -> LintResult:
+    """One streamed answer of the flow, linted as ``sse-check lint`` lints a capture."""
+    linter = StreamLinter.from_options(options, request=request)
+    linter.feed(data)
+    return linter.close()

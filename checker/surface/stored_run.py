@@ -24,12 +24,12 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from checker.engine import EngineOptions, lint_with
+from checker.engine import EngineOptions
 from checker.findings import Finding, Severity
 from checker.live.endpoints import endpoint, endpoint_for
 from checker.surface import stored
 from checker.surface.stored_answers import Answer, Verdict
-from checker.surface.stored_flow import check_flow
+from checker.surface.stored_flow import check_flow, lint_answer
 
 SCENARIO_HEADER = "X-SSE-Check-Scenario"
 MAX_BODY = 16 * 1024 * 1024
@@ -124,5 +124,6 @@ def verdicts(answers: Sequence[Answer], lint_options: EngineOptions) -> list[Ver
 
 def stream_errors(stream: bytes, lint_options: EngineOptions, request: Any) -> list[Finding]:
     """The error findings of a stream the flow made, as ``sse-check lint`` gives them."""
-    found = lint_with(lint_options, stream, request=request if isinstance(request, dict) else None).findings
+    found = lint_answer(lint_options, stream, request=request if isinstance(request, dict) else None).findings
     return [f for f in found if f.severity >= Severity.ERROR]
+

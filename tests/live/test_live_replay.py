@@ -243,6 +243,9 @@ def test_the_live_replay_prints_the_cache_table_of_both_families(replay_server: 
     assert "after the reasoning, before the tool calls" in out
     assert "inside the reasoning (≈4 of 9 reasoning tokens)" in out
     assert "boundaries: previous prompt 275 · + reasoning ≈284 · + whole output ≈352" in out
+    # 284 cached of a 275-token previous prompt is "103%": the line under the table says what above 100% means
+    joined = " ".join(out.split())
+    assert "103%" in out and "above 100%: the cache went on into the reasoning or output that followed it" in joined
     assert "the template drops the earlier turn's reasoning at a new user message" in out
     assert "RPL102 info" in " ".join(out.split()) and "RPL101" not in out
     assert "turn 1 (sent before each turn 2): 6× HTTP 200 · input_tokens 275 · output_tokens 77" in out

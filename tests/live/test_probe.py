@@ -254,10 +254,10 @@ def test_llama_captures_show_nothing_above_info_under_their_profile(llama_server
 
 def test_text_report_has_a_timing_line_per_scenario_and_a_summary(llama_server: ServerProcess) -> None:
     proc = run("probe", llama_server.url, "--model", "m", "-s", "plain_text,invalid_model", "--profile", "llama.cpp",
-               "--api", "responses")
+               "--api", "responses", "--verbose")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    # One line per scenario, in words; the timings in the table at the end.
+    # --verbose: one line per scenario, in words; the timings in the table at the end.
     assert "ok plain_text  30 events · response.completed · 27 known deviations" in out
     assert "ok invalid_model  HTTP 400 · JSON error, as expected" in out
     assert "ended by no terminal event" not in out and " 0 events" not in out
@@ -273,7 +273,7 @@ def test_text_report_has_a_timing_line_per_scenario_and_a_summary(llama_server: 
 
 
 def test_a_failing_scenario_shows_its_http_facts_and_findings(llama_server: ServerProcess) -> None:
-    proc = run("probe", llama_server.url, "--model", "m", "-s", "plain_text", "--profile", "openai")
+    proc = run("probe", llama_server.url, "--model", "m", "-s", "plain_text", "--profile", "openai", "--verbose")
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
     # (one known deviation under openai: llama-server's usage lacks cache_write_tokens, as OpenAI's did before

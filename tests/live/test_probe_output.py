@@ -73,7 +73,7 @@ def test_a_scenario_line_comes_as_it_ends_and_a_signal_prints_what_finished(
     saved = tmp_path / "saved"
     proc = start_probe(llama_server.url, "--model", "m", "--profile", "llama.cpp", "--scenario-file", str(files),
                        "-s", "invalid_model,stalled", "--idle-timeout", "60", "--save", str(saved),
-                       "--api", "responses")
+                       "--api", "responses", "--verbose")  # --verbose: a line per scenario as it ends
     try:
         # invalid_model ends at once; its line is out (through a pipe) while the stalled stream still hangs.
         early = read_until(proc, b"ok invalid_model")
@@ -108,8 +108,25 @@ def test_a_scenario_line_comes_as_it_ends_and_a_signal_prints_what_finished(
 
 
 def test_a_passing_probe_of_the_replay_server_fits_on_one_screen(llama_server: ServerProcess) -> None:
-    wide = probe(llama_server.url, "--model", "tiny-qwen3", "--profile", "llama.cpp", "--api", "responses",
-                 columns=100)
+    args = ("--model", "tiny-qwen3", "--profile", "llama.cpp", "--api", "responses")
+    short = probe(llama_server.url, *args, columns=80)
+    assert short.returncode == 0, short.stderr
+    lines = short.stdout.splitlines()
+    # The answer first: the client table (each client's verdict and why), the capabilities counted, the endpoint;
+    # no line per passing scenario, no timings table, the known deviations one line; then what was probed, the
+    # summary, what the exit code means beside broken clients, and how to see the rest.
+    assert len(lines) <= 25, short.stdout
+    assert lines[0].split() == ["client", "verdict", "why"]
+    assert re.match(r"openai-python +broken +plain_text: TypeError", lines[1])
+    assert any(re.fullmatch(r"capabilities: \d+ supported, \d+ not checked", line) for line in lines)
+    assert any(line.split()[:4] == ["responses", "/responses", "10", "0"] for line in lines)
+    assert not any(line.startswith("ok ") for line in lines) and not any(line.startswith("scenario ") for line in lines)
+    assert any(re.fullmatch(r"15 scenario\(s\): 0 failed at --fail-on warning; 0 error\(s\), 0 warning\(s\), \d+", line)
+               for line in lines)
+    assert lines[-2].startswith("--verbose: every scenario with its timings")
+    assert max(len(line) for line in lines) <= 80 and not [line for line in lines if line != line.rstrip()]
+    # --verbose: the long report, a line per scenario and the timings table
+    wide = probe(llama_server.url, *args, "--verbose", columns=100)
     assert wide.returncode == 0, wide.stderr
     lines = wide.stdout.splitlines()
     # 10 scenarios and the flows' 4 steps (models, a tool turn of 3 requests): a line each, a table row each, the deviations; the capabilities
@@ -118,21 +135,20 @@ def test_a_passing_probe_of_the_replay_server_fits_on_one_screen(llama_server: S
     # the capabilities line (checker/surface/stored_probe.py: four lines more at 100 columns); the input forms
     # add theirs (checker/surface/inputs.py: not checked without their captures, one line more), and so do the
     # tool-choice, custom-tool and JSON-mode rows (tool_choice.py, custom_tool.py, json_mode.py: two lines more)
-    # the WebSocket mode's short form (checker/surface/websocket.py): a line and a table row
-    assert len(lines) <= 78, wide.stdout
+    # the WebSocket mode's short form (checker/surface/websocket.py): a line and a table row; the exit note (2)
+    assert len(lines) <= 80, wide.stdout
     # one line per scenario, the deviations grouped, the table, the verdict
     assert sum(line.startswith("ok ") for line in lines) == 15
-    assert re.fullmatch(r"15 scenario\(s\): 0 failed at --fail-on warning; 0 error\(s\), 0 warning\(s\), \d+ info",
-                        lines[-1])
-    narrow = probe(llama_server.url, "--model", "tiny-qwen3", "--profile", "llama.cpp", "--api", "responses",
-                   columns=80)
+    assert any(re.fullmatch(r"15 scenario\(s\): 0 failed at --fail-on warning; 0 error\(s\), 0 warning\(s\), \d+ info",
+                            line) for line in lines)
+    narrow = probe(llama_server.url, *args, "--verbose", columns=80)
     assert narrow.returncode == 0
     lines = narrow.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80, narrow.stdout
     assert not [line for line in lines if line != line.rstrip()]
     # and the stored-response features' names (five lines at 80), the input forms' (two more), and the tool-choice,
     # custom-tool and JSON-mode rows, not checked against this replay (their names: two lines more at 80)
-    assert len(lines) <= 92, narrow.stdout
+    assert len(lines) <= 95, narrow.stdout
     # the table keeps every scenario name whole and every header in one piece
     header = next(line for line in lines if line.startswith("scenario "))
     assert header.split() == ["scenario", "verdict", "HTTP", "TTFB", "delta", "gap", "total", "e/w/i"]
@@ -140,7 +156,8 @@ def test_a_passing_probe_of_the_replay_server_fits_on_one_screen(llama_server: S
 
 
 def test_quiet_and_show_change_the_display_not_the_verdict(llama_server: ServerProcess) -> None:
-    common = ("--model", "m", "-s", "plain_text,invalid_model", "--profile", "openai", "--api", "responses")
+    common = ("--model", "m", "-s", "plain_text,invalid_model", "--profile", "openai", "--api", "responses",
+              "--verbose")
     loud = probe(llama_server.url, *common)
     quiet = probe(llama_server.url, *common, "--quiet")
     errors_only = probe(llama_server.url, *common, "--show", "error")
@@ -197,9 +214,9 @@ def test_the_scenario_list_fits_80_columns_with_names_whole(tmp_path: Path) -> N
 
 
 def test_an_error_answer_reads_as_expected_only_when_it_passes(llama_server: ServerProcess) -> None:
-    good = probe(llama_server.url, "--model", "m", "-s", "invalid_model")
+    good = probe(llama_server.url, "--model", "m", "-s", "invalid_model", "--verbose")
     assert "ok invalid_model  HTTP 400 · JSON error, as expected" in good.stdout
     bad = probe(llama_server.url, "--model", "m", "-s", "invalid_model", "-H",
-                "X-SSE-Check-Fault: content-type=text/plain")
+                "X-SSE-Check-Fault: content-type=text/plain", "--verbose")
     assert bad.returncode == 1
     assert bad.stdout.splitlines()[0] == "FAIL invalid_model  HTTP 400 · text/plain error"

@@ -102,7 +102,7 @@ def test_a_server_still_refusing_after_the_retry_is_said_plainly(
 
 def test_the_text_report_says_what_happened(serve: Callable[..., ServerProcess]) -> None:
     server = serve(str(LLAMA_CAPTURES), "--status", "503", "--first", "1")
-    proc = sse_check("probe", server.url, *COMMON)
+    proc = sse_check("probe", server.url, *COMMON, "--verbose")
     assert proc.returncode == 0, proc.stdout  # the 503 is retried as the SDK retries it: HTP025, not a failure
     lines = proc.stdout.splitlines()
     assert any(line.startswith("ok plain_text (try 1)") for line in lines)

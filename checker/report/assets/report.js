@@ -49,7 +49,7 @@
     var where = f.where + (f.position.event_index !== null ? "  (event #" + f.position.event_index + ")" : "  (the stream)");
     row("line:byte", where);
     row("event", f.position.event_type);
-    row("clients broken", f.clients.length ? f.clients.join(", ") : "none named");
+    row("clients", f.affected || "none it breaks or degrades here");
     row("known deviation", f.known_deviation);
     row("occurrences", f.occurrences > 1 ? f.occurrences : null);
     row("pointer", f.pointer);
