@@ -23,7 +23,7 @@ import orjson
 
 from checker import dialects, json_scan, structured_output
 from checker.body_sniff import BodySniffer
-from checker.dialects.base import Dialect, Machine, StreamSummary
+from checker.dialects.base import Dialect, Machine, StreamSummary, touched
 from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position
 from checker.json_scan import has_long_digits, key_count
@@ -300,8 +300,9 @@ class StreamLinter:
             self._finish(out, reader_stopped=reader_stopped)
         summary = self.machine.summary()
         self.sink.settle(StreamFacts(truncated=summary.truncated), out)
-        self._closed_result = self._result(summary)
-        return self._closed_result
+        result = self._closed_result = self._result(summary)
+        result.findings = touched(result, self.dialect.effects())  # each finding names the clients it touches
+        return result
 
     def _finish(self, out: list[Finding], *, reader_stopped: bool) -> None:
         """The decoder's last input, then the end of the stream checked, if the stream reached it."""

@@ -16,10 +16,10 @@ import enum
 import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, TypedDict, cast
 
-from checker.findings import Finding, Position
+from checker.findings import Finding, Position, Severity
 from checker.request_checks import RequestShape
 from checker.structured_output import Answer, RequestedFormat
 
@@ -150,6 +150,7 @@ class FindingDetails(TypedDict, total=False):
     keyword: str | None  # the failing JSON Schema keyword; None: a check beyond the schema (usage arithmetic)
     pointer: str  # where in the event (a JSON pointer)
     missing: list[str] | str  # the missing properties (a list for schema findings)
+    value_type: str  # the JSON type of the offending value ("null", "string"; checker.schema_errors.value_facts)
     # Indexes: the one the event gave and the one expected, the output index, the item (index or id).
     got: int
     expected: int | str
@@ -256,6 +257,46 @@ def field_path(finding: Finding) -> str:
     return _INDEX_STEP.sub("/N", str(details(finding).get("pointer", "")))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VendorShape:
+    """A schema finding the vendors' own servers are recorded producing (the severity policy, docs/severity.md:
+    what api.openai.com, api.anthropic.com and the big hosted gateways send is at most info, with the recording
+    named). It matches a finding of ``code`` at a field (``field_path``, array indexes as ``N``) in ``paths``
+    failing one of ``keywords``: for ``type``/``enum``/``const`` only a value of JSON type ``value_type`` (when
+    given), for ``required`` only when every missing property is among ``missing``. Per field, not per rule: the
+    same rule on another field, or another value there, keeps its severity."""
+
+    code: str
+    paths: tuple[str, ...]
+    keywords: tuple[str, ...]
+    recording: str  # who sends it and where it is recorded: "Azure OpenAI (captures/chat/vendors/….sse)"
+    value_type: str | None = None
+    missing: tuple[str, ...] = ()
+
+    def matches(self, finding: Finding) -> bool:
+        facts = details(finding)
+        keyword = facts.get("keyword")
+        if finding.code != self.code or keyword not in self.keywords or field_path(finding) not in self.paths:
+            return False
+        if keyword == "required":
+            gone = facts.get("missing") or []
+            return bool(gone) and set(gone) <= set(self.missing)
+        return self.value_type is None or facts.get("value_type") == self.value_type
+
+
+def vendor_graded(findings: list[Finding], shapes: Sequence[VendorShape]) -> list[Finding]:
+    """``findings`` with each one a vendor shape matches at info, its recording named as a known deviation (under
+    every profile: what the vendor sends does not depend on the reference a stream is held to)."""
+    out = []
+    for finding in findings:
+        shape = next((s for s in shapes if s.matches(finding)), None)
+        if shape is not None:
+            finding = replace(finding, severity=Severity.INFO,
+                              known_deviation=f"what {shape.recording} sends")
+        out.append(finding)
+    return out
+
+
 def on_field(events: tuple[str, ...], paths: tuple[str, ...], *, keywords: tuple[str, ...] = ("type",),
              missing: tuple[str, ...] = ()) -> Condition:
     """A schema finding on a field a client dereferences: an event of one of ``events`` (empty: any), at one of
@@ -275,6 +316,24 @@ def on_field(events: tuple[str, ...], paths: tuple[str, ...], *, keywords: tuple
         return keyword in keywords
 
     return holds
+
+
+def touched(result: Linted, effects: ClientEffects) -> list[Finding]:
+    """The stream's findings, each naming as its ``clients`` the clients of the matrix it breaks or degrades *on
+    this stream* (its row's first effect whose condition holds), not every client its rule may touch: a report
+    never prints "breaks: codex" beside a finding whose effect leaves codex ok. A rule without a row keeps
+    ``Rule.clients`` (the matrix's fallback reads them)."""
+    out = []
+    for finding in result.findings:
+        row = effects.by_rule.get(finding.code)
+        if row is not None:
+            named = tuple(client for client in effects.clients
+                          if (hit := next((e for e in row.get(client, ()) if e.when is None or e.when(finding, result)),
+                                          None)) is not None and hit.verdict > Verdict.OK)
+            if named != finding.clients:
+                finding = replace(finding, clients=named)
+        out.append(finding)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
