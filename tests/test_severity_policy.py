@@ -143,7 +143,7 @@ def _recording(text: str) -> Path:
 
 @pytest.mark.parametrize("shape", [s for _, s in _vendor_shapes()], ids=[i for i, _ in _vendor_shapes()])
 def test_a_vendor_shape_is_info_on_its_recording_and_no_oracle_client_minds(shape: object) -> None:
-    from checker.dialects.base import VendorShape
+    from checker.dialects.vendors import VendorShape
 
     assert isinstance(shape, VendorShape)
     path = _recording(shape.recording)

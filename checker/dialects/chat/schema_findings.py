@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from checker.dialects.base import vendor_graded
+from checker.dialects.vendors import vendor_graded
 from checker.dialects.chat.vendor_shapes import PREAMBLE, SHAPES
 from checker.findings import Finding, Position, Severity
 from checker.schema_errors import missing_properties, value_facts

@@ -9,7 +9,7 @@ Per field and value: a null ``system_fingerprint`` is the vendors'; a number the
 
 from __future__ import annotations
 
-from checker.dialects.base import VendorShape
+from checker.dialects.vendors import VendorShape
 
 _AT = "captures/chat/vendors/"
 _CASSETTES = "captures/cassettes/openllmetry/"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import VendorShape, vendor_graded
+from checker.dialects.vendors import VendorShape, vendor_graded
 from checker.dialects.messages import vocabulary
 from checker.findings import Finding, Position
 from checker.rules import schema

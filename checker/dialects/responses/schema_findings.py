@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from checker.dialects.base import vendor_graded
+from checker.dialects.vendors import vendor_graded
 from checker.dialects.responses.vendor_shapes import SHAPES
 from checker.findings import Finding, Position
 from checker.schema_errors import missing_properties, value_facts

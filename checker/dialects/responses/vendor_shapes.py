@@ -6,7 +6,7 @@ openai-node and codex finish normally on each (tests/test_client_oracles.py, tes
 
 from __future__ import annotations
 
-from checker.dialects.base import VendorShape
+from checker.dialects.vendors import VendorShape
 
 _AT = "api.openai.com (captures/real-openai/"
 
