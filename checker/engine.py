@@ -23,7 +23,8 @@ import orjson
 
 from checker import dialects, json_scan, structured_output
 from checker.body_sniff import BodySniffer
-from checker.dialects.base import Dialect, Machine, StreamSummary, touched
+from checker.dialects.base import Dialect, Machine, StreamSummary
+from checker.dialects.grading import touched
 from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position
 from checker.json_scan import has_long_digits, key_count
@@ -301,7 +302,7 @@ class StreamLinter:
         summary = self.machine.summary()
         self.sink.settle(StreamFacts(truncated=summary.truncated), out)
         result = self._closed_result = self._result(summary)
-        result.findings = touched(result, self.dialect.effects())  # each finding names the clients it touches
+        result.findings = touched(result, self.dialect.effects(), frozenset(self.profile.severity))  # per finding
         return result
 
     def _finish(self, out: list[Finding], *, reader_stopped: bool) -> None:

@@ -16,7 +16,7 @@ import enum
 import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict, cast
 
 from checker.findings import Finding, Position
@@ -227,6 +227,9 @@ class Linted(Protocol):
     @property
     def response_id(self) -> str | None: ...
 
+    @property
+    def events(self) -> int: ...
+
 
 Condition = Callable[[Finding, Linted], bool]
 
@@ -278,24 +281,6 @@ def on_field(events: tuple[str, ...], paths: tuple[str, ...], *, keywords: tuple
     return holds
 
 
-def touched(result: Linted, effects: ClientEffects) -> list[Finding]:
-    """The stream's findings, each naming as its ``clients`` the clients of the matrix it breaks or degrades *on
-    this stream* (its row's first effect whose condition holds), not every client its rule may touch: a report
-    never prints "breaks: codex" beside a finding whose effect leaves codex ok. A rule without a row keeps
-    ``Rule.clients`` (the matrix's fallback reads them)."""
-    out = []
-    for finding in result.findings:
-        row = effects.by_rule.get(finding.code)
-        if row is not None:
-            named = tuple(client for client in effects.clients
-                          if (hit := next((e for e in row.get(client, ()) if e.when is None or e.when(finding, result)),
-                                          None)) is not None and hit.verdict > Verdict.OK)
-            if named != finding.clients:
-                finding = replace(finding, clients=named)
-        out.append(finding)
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class EndEffect:
     """What a client's final call does at the end of a stream for which ``when`` holds."""
@@ -319,6 +304,15 @@ class ClientEffects:
     normal_end: str = ""
     # Within one event, the order in which the clients check it, by rule family prefix.
     check_order: tuple[str, ...] = ()
+    # The clients a real run stands behind on every bundled capture (the oracle tests): a finding that breaks or
+    # degrades one of them is an error (``touched``).
+    proven: tuple[str, ...] = ()
+    # Rules that describe a conforming stream a client refuses by design (a structured answer cut by the token
+    # limit): their breaks stay the rule's severity.
+    by_design: frozenset[str] = frozenset()
+    # Framing rules that flag legal SSE (multi-line data) for the sake of clients of another dialect: where no
+    # client of this matrix is touched, the finding is info (a note), not a warning.
+    legal: frozenset[str] = frozenset()
 
 
 # --- a non-streamed answer ---------------------------------------------------------------------------------

@@ -109,7 +109,14 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     # An `error:` line is dispatched by neither decoder: a stream of nothing else ends without a chunk.
     "SSE028": {"openai-python": (_breaks("AssertionError: get_final_completion() on a stream without a chunk (the "
                                          "server's error was never dispatched)", when=nothing_streamed),),
-               "openai-node": (_breaks("OpenAIError: request ended without sending any chunks", when=nothing_streamed),)},
+               "openai-node": (_breaks("OpenAIError: request ended without sending any chunks", when=nothing_streamed),),
+               # Measured (checker.oracles.runner.run_batch, langchain-openai and openai-agents of their pins) on
+               # llama.cpp's answer to an over-long prompt read as chat (an `error:` line, then [DONE]): LangChain
+               # raises, the Agents SDK's run returns with no output. (A capture file of it reads as Responses:
+               # nothing in it names the chat dialect; probe and proxy know it from the endpoint.)
+               "langchain": (_breaks("ValueError: No generation chunks were returned", when=nothing_streamed),),
+               "openai-agents": (_degrades("the run returns no output: the server's error reads as an empty answer",
+                                           when=nothing_streamed),)},
     # -- chunks -------------------------------------------------------------------------------------------
     "CHT001": {
         "openai-python": (
@@ -321,4 +328,5 @@ AT_END: dict[str, tuple[EndEffect, ...]] = {
 
 def effects() -> ClientEffects:
     return ClientEffects(clients=CLIENTS, by_rule=BY_RULE, at_end=AT_END, normal_end=FINISH_PREFIX + "stop",
+                         proven=("openai-python", "openai-node"), by_design=frozenset({"FMT006"}),
                          check_order=("HTP", "SSE", "CHT"))

@@ -253,6 +253,8 @@ class MessagesMachine:
             if reason != self.stop_reason:
                 out.append(r.STOP_REASON_CHANGED.finding(
                     pos, what=f"changes stop_reason to {reason!r}", first=first, before=repr(self.stop_reason)))
+            else:
+                out.append(r.STOP_REASON_REPEATED.finding(pos, reason=reason, first=first))
             self.stop_reason = reason
             return
         self.stop_reason = reason

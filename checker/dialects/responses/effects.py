@@ -720,4 +720,5 @@ CHECK_ORDER = ("HTP", "SSE", "SCH", "LIF", "ITM", "IDS", "CNT", "RSN", "FNC", "R
 CLIENTS = ("openai-python", "openai-node", "codex", "openai-agents", "langchain", "positional", "open-responses")
 
 CLIENT_EFFECTS = ClientEffects(clients=CLIENTS, by_rule=EFFECTS, at_end=END_EFFECTS, normal_end=NORMAL_END,
+                               proven=("openai-python", "openai-node"),
                                check_order=CHECK_ORDER)
