@@ -24,6 +24,7 @@ import orjson
 from checker import dialects, json_scan, structured_output
 from checker.body_sniff import BodySniffer
 from checker.dialects.base import Dialect, Machine, StreamSummary
+from checker.dialects.grading import touched
 from checker.engine_options import EngineOptions
 from checker.finding_sink import FindingSink
 from checker.findings import Finding, Position
@@ -139,8 +140,7 @@ class StreamLinter:
     # -- feeding --------------------------------------------------------------
 
     def mark_time(self, seconds: float) -> None:
-        """Stamp the events of the next ``feed()`` with an arrival time (trace only): the engine never reads the
-        clock; a live caller passes the time its chunk arrived (seconds since the request)."""
+        """Stamp the next ``feed()``'s events with their arrival time (trace only: the engine reads no clock)."""
         if self._trace is not None:
             self._trace.now = seconds
 
@@ -276,8 +276,7 @@ class StreamLinter:
         return chunk
 
     def _long_digits_possible(self, chunk: bytes) -> bool:
-        """Whether an event dispatched by feeding ``chunk`` may hold 16 digits in a row (an integer beyond 2^53):
-        over the decoder's unfinished line plus the chunk; an event already pending is assumed to."""
+        """Whether an event ``chunk`` completes may hold 16 digits in a row (an integer beyond 2^53)."""
         decoder = self.decoder
         return bool(decoder._data) or decoder.pending_line or has_long_digits(decoder._buf + chunk)
 
@@ -302,8 +301,9 @@ class StreamLinter:
             self._finish(out, reader_stopped=reader_stopped)
         summary = self.machine.summary()
         self.sink.settle(StreamFacts(truncated=summary.truncated), out)
-        self._closed_result = self._result(summary)
-        return self._closed_result
+        result = self._closed_result = self._result(summary)
+        result.findings = touched(result, self.dialect.effects(), frozenset(self.profile.severity))  # per finding
+        return result
 
     def _finish(self, out: list[Finding], *, reader_stopped: bool) -> None:
         """The decoder's last input, then the end of the stream checked, if the stream reached it."""

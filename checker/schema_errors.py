@@ -30,13 +30,34 @@ class SchemaViolation:
     failing JSON Schema keyword (``required``, ``type``, ``enum``, ``const``,
     ``anyOf``, ``oneOf``, ``additionalProperties``, …). ``message`` is one
     readable line. ``missing`` is the missing property's name for ``required``,
-    else ``None``.
+    else ``None``. ``value_type`` is the JSON type of the offending value
+    (``"null"``, ``"string"``, …) where the keyword judged a value that is
+    there (``type``, ``enum``, ``const``), else ``None``: what a client's effect
+    tests (a null it skips) without reading the message.
     """
 
     pointer: str
     keyword: str
     message: str
     missing: str | None = None
+    value_type: str | None = None
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a decoded value, as JSON Schema names it (``integer`` apart from ``number``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
 
 
 JsonPath = tuple[str | int, ...]
@@ -121,13 +142,16 @@ def _flatten(error: SchemaError, out: list[SchemaViolation]) -> None:
                                    name))
     elif keyword == "type":
         out.append(SchemaViolation(_pointer(path), "type",
-                                   f"{_quote(error.instance)} is not of type {_types(detail.get('types', ()))}"))
+                                   f"{_quote(error.instance)} is not of type {_types(detail.get('types', ()))}",
+                                   value_type=json_type(error.instance)))
     elif keyword == "enum":
         out.append(SchemaViolation(_pointer(path), "enum",
-                                   f"{_quote(error.instance)} is not one of {_options(detail.get('options', ()))}"))
+                                   f"{_quote(error.instance)} is not one of {_options(detail.get('options', ()))}",
+                                   value_type=json_type(error.instance)))
     elif keyword == "const":
         expected = detail.get("expected_value")
-        out.append(SchemaViolation(_pointer(path), "const", f"{_quote(error.instance)} is not {_quote(expected)}"))
+        out.append(SchemaViolation(_pointer(path), "const", f"{_quote(error.instance)} is not {_quote(expected)}",
+                                   value_type=json_type(error.instance)))
     elif keyword == "additionalProperties" and detail.get("unexpected"):
         for name in detail["unexpected"]:
             out.append(SchemaViolation(_pointer(path + (name,)), "additionalProperties",
@@ -163,7 +187,8 @@ def _flatten_union(error: SchemaError, out: list[SchemaViolation]) -> None:
     # Every branch rejects the value outright: say what was expected instead.
     types = _expected_types(error)
     if types is not None:
-        out.append(SchemaViolation(_pointer(path), "type", f"{_quote(instance)} is not of type {_types(types)}"))
+        out.append(SchemaViolation(_pointer(path), "type", f"{_quote(instance)} is not of type {_types(types)}",
+                                   value_type=json_type(instance)))
         return
     tags = _expected_tags(error)
     tag = instance.get("type") if isinstance(instance, dict) else None
@@ -255,6 +280,12 @@ def _options(options: Iterable[Any]) -> str:
     if len(shown) > _MAX_OPTIONS:
         shown = shown[:_MAX_OPTIONS] + [f"… ({len(shown) - _MAX_OPTIONS} more)"]
     return ", ".join(shown)
+
+
+def value_facts(violation: SchemaViolation) -> dict[str, str]:
+    """A finding's typed detail of the offending value: ``{"value_type": "null"}`` where the violation judged a
+    value that is there, else nothing (a missing property has no value)."""
+    return {} if violation.value_type is None else {"value_type": violation.value_type}
 
 
 def missing_properties(names: list[str], *, shown: int | None = None) -> str:

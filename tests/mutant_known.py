@@ -21,10 +21,6 @@ KNOWN: dict[tuple[str, str, str, str, str], str] = {
         "CHT012 is predicted to break this client, which returns the stream's result: the effect's condition is wider than what the client checks",
     ('chat', 'openai-node', 'degraded', 'ok', 'CHT001'):  # 19
         "CHT001's effect on this client is predicted whatever the stream carried: its condition does not tell apart the streams where the final result is unchanged",
-    ('chat', 'openai-node', 'degraded', 'ok', 'CHT007'):  # 4
-        "CHT007's effect on this client is predicted whatever the stream carried: its condition does not tell apart the streams where the final result is unchanged",
-    ('chat', 'openai-node', 'degraded', 'ok', 'CHT020'):  # 2
-        "CHT020's effect on this client is predicted whatever the stream carried: its condition does not tell apart the streams where the final result is unchanged",
     ('chat', 'openai-python', 'breaks', 'degraded', 'CHT005'):  # 1
         "CHT005 is predicted to break this client, which finishes with another result: the effect's condition is wider than what the client checks",
     ('chat', 'openai-python', 'breaks', 'degraded', 'CHT011'):  # 3
@@ -37,10 +33,6 @@ KNOWN: dict[tuple[str, str, str, str, str], str] = {
         "the client raises where CHT005's effect says it only degrades: the condition under which it raises (the field's type or value) is not in the effects table",
     ('chat', 'openai-python', 'degraded', 'breaks', 'CHT015'):  # 1
         "the client raises where CHT015's effect says it only degrades: the condition under which it raises (the field's type or value) is not in the effects table",
-    ('chat', 'openai-python', 'degraded', 'ok', 'CHT007'):  # 5
-        "CHT007's effect on this client is predicted whatever the stream carried: its condition does not tell apart the streams where the final result is unchanged",
-    ('chat', 'openai-python', 'degraded', 'ok', 'CHT020'):  # 1
-        "CHT020's effect on this client is predicted whatever the stream carried: its condition does not tell apart the streams where the final result is unchanged",
     ('chat', 'openai-python', 'ok', 'breaks', 'no finding'):  # 17
         'the client raises on a value no finding blames on it: the schema finding on the field names no client, so the effects table does not say which fields this client dereferences',
     ('chat', 'openai-python', 'ok', 'degraded', 'no finding'):  # 35

@@ -89,14 +89,19 @@ def test_a_message_cut_by_max_tokens_inside_a_tool_input_announces_it() -> None:
     assert lint(encode(events)).codes() == ["ANT017"]
 
 
-def test_several_message_deltas_that_agree_are_no_finding() -> None:
+def test_several_message_deltas_that_agree_are_only_langchains_concern() -> None:
     events = list(MessagesStreamBuilder(name="two").text(["Hi"]).events())
     second = copy.deepcopy(events[-2])
     second["usage"]["output_tokens"] += 1
     events.insert(-1, second)
+    # The stop_reason sent again: both SDKs keep the last, LangChain joins them (ANT027, a warning).
+    result = lint(encode(events))
+    assert result.codes() == ["ANT027"] and result.findings[0].clients == ("langchain",)
+    second["delta"]["stop_reason"] = None  # a later message_delta with the usage alone: no finding
     assert lint(encode(events)).codes() == []
+    second["delta"]["stop_reason"] = "end_turn"
     second["usage"]["output_tokens"] = 0
-    assert lint(encode(events)).codes() == ["ANT019"]
+    assert lint(encode(events)).codes() == ["ANT019", "ANT027"]
 
 
 def test_ping_anywhere_even_after_message_stop() -> None:

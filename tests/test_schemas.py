@@ -328,7 +328,7 @@ def test_string_output_index() -> None:
     event = at(stream(), "response.output_text.delta")
     event["output_index"] = "1"
     assert OPENAI.validate_event(event) == [
-        SchemaViolation("/output_index", "type", "'1' is not of type integer", None)]
+        SchemaViolation("/output_index", "type", "'1' is not of type integer", None, "string")]
 
 
 def test_usage_with_a_string_input_tokens() -> None:
@@ -361,7 +361,7 @@ def test_union_failures_name_the_field() -> None:
     assert unknown[0].message.startswith("unknown type 'telepathy'; expected one of 'message'")
     assert triples(OPENAI.validate_event({**added, "item": {"id": "x"}})) == {("/item/type", "required", "type")}
     assert OPENAI.validate_event({**added, "item": 5}) == [
-        SchemaViolation("/item", "type", "5 is not of type object", None)]
+        SchemaViolation("/item", "type", "5 is not of type object", None, "integer")]
     # Nested: an output_text part without annotations inside a message inside response.output.
     completed = at(stream(), "response.completed")
     del completed["response"]["output"][1]["content"][0]["annotations"]
@@ -375,7 +375,7 @@ def test_union_failures_name_the_field() -> None:
     assert triples(OPENAI.validate_event(failed)) == {("/response/error/message", "required", "message")}
     failed["response"]["error"] = "boom"
     assert OPENAI.validate_event(failed) == [
-        SchemaViolation("/response/error", "type", "'boom' is not of type object or null", None)]
+        SchemaViolation("/response/error", "type", "'boom' is not of type object or null", None, "string")]
 
 
 def test_enum_and_const_messages() -> None:

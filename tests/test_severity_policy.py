@@ -121,3 +121,63 @@ def test_an_exchange_rules_error_names_the_clients_whose_call_fails(code: str) -
 def test_the_exceptions_are_warnings_of_stream_rules() -> None:
     for code in BREAK_NOT_THE_RULES:
         assert code in STREAM_RULES and RULES[code].severity is not Severity.ERROR
+
+
+# --- what the vendors' own servers send: info, with the recording named ---------------------------------------
+
+def _vendor_shapes() -> list[tuple[str, object]]:
+    from checker.dialects.chat.vendor_shapes import SHAPES as CHAT
+    from checker.dialects.messages.schema_findings import SHAPES as MESSAGES
+    from checker.dialects.responses.vendor_shapes import SHAPES as RESPONSES
+
+    return [(s.code + ":" + s.paths[0], s) for s in (*CHAT, *RESPONSES, *MESSAGES)]
+
+
+def _recording(text: str) -> Path:
+    import re
+
+    named = re.search(r"captures/(\S+?\.sse)", text)
+    assert named, f"no capture named in {text!r}"
+    return CAPTURES / named.group(1)
+
+
+@pytest.mark.parametrize("shape", [s for _, s in _vendor_shapes()], ids=[i for i, _ in _vendor_shapes()])
+def test_a_vendor_shape_is_info_on_its_recording_and_no_oracle_client_minds(shape: object) -> None:
+    from checker.dialects.vendors import VendorShape
+
+    assert isinstance(shape, VendorShape)
+    path = _recording(shape.recording)
+    assert path.is_file(), f"{shape.code}: the recording {path} is not in captures/"
+    for profile in ("openai", "codex", "llama.cpp", "open-responses", "gpt-oss"):
+        decl = declaration(path)
+        linter = StreamLinter(profile=get_profile(profile), request=decl.request, limits=decl.limits)
+        linter.feed(path.read_bytes())
+        result = linter.close()
+        hits = [f for f in result.findings if shape.matches(f)]
+        # The default profile sees it (another profile may hold the stream to another schema set, Open Responses',
+        # or leave the rule off: codex reads no SCH002).
+        assert hits or profile != "openai", f"{shape.code}: none on {path.name} under {profile}"
+        for finding in hits:
+            assert finding.severity is Severity.INFO and finding.known_deviation, (profile, finding.message)
+            assert finding.clients == () or finding.code in BREAK_NOT_THE_RULES, (profile, finding.clients)
+            for client in effects_of(result).clients:
+                found = effect(finding, client, result)
+                assert found is None or found.verdict is Verdict.OK, (profile, client, found)
+
+
+def test_a_schema_findings_typed_value_is_what_the_effects_read() -> None:
+    """A null optional field: the finding says so in its details (value_type), not only in its message."""
+    path = CAPTURES / "cassettes" / "openllmetry" / "openai-langchain-stream-0.sse"
+    result = _lint_path(path)
+    nulls = [f for f in result.findings if f.code == "CHT002" and f.details.get("value_type") == "null"]
+    assert nulls and all(f.pointer == "/system_fingerprint" for f in nulls)
+    missing = [f for f in _lint_path(CAPTURES / "chat" / "vendors" / "xai-finish-reason-omitted.sse").findings
+               if f.details.get("keyword") == "required"]
+    assert missing and all("value_type" not in f.details for f in missing)
+
+
+def _lint_path(path: Path) -> LintResult:
+    decl = declaration(path)
+    linter = StreamLinter(profile=get_profile("openai"), request=decl.request, limits=decl.limits)
+    linter.feed(path.read_bytes())
+    return linter.close()

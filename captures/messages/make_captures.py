@@ -296,6 +296,12 @@ RULE_CAPTURES: dict[str, tuple[str, Breaker, str, list[str], tuple[str, ...]]] =
                                                                              "stop_sequence": None},
                                            "usage": {"output_tokens": 9}})),
         "a second message_delta changes the stop_reason to max_tokens", [], ("ANT019",)),
+    "ANT027-stop-reason-repeated": (
+        "text", _insert(lambda items: where(items, "message_stop"),
+                        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                                                                             "stop_sequence": None},
+                                           "usage": {"output_tokens": 9}})),
+        "a second message_delta sends the same stop_reason again", [], ("ANT027",)),
     "ANT020-stop-reason-missing": (
         "text", _edit("message_delta", _set("delta/stop_reason", None)), "message_delta's stop_reason is null", [],
         ("ANT020",)),
@@ -334,6 +340,9 @@ RULE_CAPTURES: dict[str, tuple[str, Breaker, str, list[str], tuple[str, ...]]] =
     "SSE009-stop-without-event-line": (
         "text", _without_event_line("message_stop"),
         "message_stop has no `event:` line", [], ("SSE009",)),
+    "SSE009-no-event-lines": (
+        "text", lambda items: [(None, data) for _, data in items],
+        "no event has an `event:` line (data only, as a chat stream is framed)", [], ("SSE009",)),
     "SSE010-event-after-message-stop": (
         "text", lambda items: items + [delta(0, "text_delta", "text", " (after the end)")],
         "a text delta after message_stop", [], ("SSE010",)),

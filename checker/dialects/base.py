@@ -150,6 +150,7 @@ class FindingDetails(TypedDict, total=False):
     keyword: str | None  # the failing JSON Schema keyword; None: a check beyond the schema (usage arithmetic)
     pointer: str  # where in the event (a JSON pointer)
     missing: list[str] | str  # the missing properties (a list for schema findings)
+    value_type: str  # the JSON type of the offending value ("null", "string"; checker.schema_errors.value_facts)
     # Indexes: the one the event gave and the one expected, the output index, the item (index or id).
     got: int
     expected: int | str
@@ -226,6 +227,9 @@ class Linted(Protocol):
     @property
     def response_id(self) -> str | None: ...
 
+    @property
+    def events(self) -> int: ...
+
 
 Condition = Callable[[Finding, Linted], bool]
 
@@ -300,6 +304,15 @@ class ClientEffects:
     normal_end: str = ""
     # Within one event, the order in which the clients check it, by rule family prefix.
     check_order: tuple[str, ...] = ()
+    # The clients a real run stands behind on every bundled capture (the oracle tests): a finding that breaks or
+    # degrades one of them is an error (``touched``).
+    proven: tuple[str, ...] = ()
+    # Rules that describe a conforming stream a client refuses by design (a structured answer cut by the token
+    # limit): their breaks stay the rule's severity.
+    by_design: frozenset[str] = frozenset()
+    # Framing rules that flag legal SSE (multi-line data) for the sake of clients of another dialect: where no
+    # client of this matrix is touched, the finding is info (a note), not a warning.
+    legal: frozenset[str] = frozenset()
 
 
 # --- a non-streamed answer ---------------------------------------------------------------------------------

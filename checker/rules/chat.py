@@ -258,9 +258,11 @@ USAGE_NOT_LAST = rule(
     "a chunk after the usage chunk{what}",
     summary="Flags chunks after the one that carried usage (stream_options.include_usage: the usage chunk is "
             "the last before [DONE]).",
-    why="Both SDKs set the completion's usage from every chunk (openai-python: completion_snapshot.usage = "
-        "chunk.usage; openai-node copies the chunk's fields), so a later chunk with usage null erases it from "
-        "the final completion.",
+    why="Both SDKs set the completion's usage from the chunks (openai-python: completion_snapshot.usage = "
+        "chunk.usage, from every chunk; openai-node copies the fields a chunk carries), so a later chunk with "
+        "usage null erases it from the final completion (openai-python also when the later chunk has no usage "
+        "at all). An error where an SDK's final usage differs from the streamed one; a warning where every later "
+        "chunk repeats the usage (Groq, Hugging Face), which both SDKs end with.",
     sources=(OPENAPI, SPEC, PY_STATE, NODE_STREAM),
     clients=CLIENTS,
     good="chat/conforming/usage.sse",

@@ -337,3 +337,18 @@ UNKNOWN_EVENT = rule(
     bad=_bad("ANT025", "unknown-message-event"),
     good=TEXT,
 )
+STOP_REASON_REPEATED = rule(
+    "ANT027", "stop-reason-repeated", "warning",
+    "message_delta repeats stop_reason {reason!r} (the message_delta at event {first} gave it)",
+    summary="Flags a later `message_delta` that sends the same stop_reason again.",
+    why="A stream may send several message_delta events and both SDKs keep the last stop_reason, so their final "
+        "message is right; LangChain's ChatAnthropic joins the stop_reason of each into its response metadata "
+        "(\"end_turnend_turn\"), which no branch on the stop reason matches (measured: langchain-anthropic, "
+        "tests/test_real_clients.py). Send the stop_reason once, in the first message_delta; a later one may "
+        "carry the usage alone.",
+    sources=(SPEC, PY, TS, "langchain-anthropic langchain_anthropic/chat_models.py (the stream's chunks merged; "
+             "measured, tests/test_real_clients.py)"),
+    clients=("langchain",),
+    bad=_bad("ANT027", "stop-reason-repeated"),
+    good=TEXT,
+)

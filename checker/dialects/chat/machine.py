@@ -21,8 +21,10 @@ import orjson
 from checker.dialects.base import ItemSummary, StreamSummary
 from checker.dialects.chat import fast_path
 from checker.dialects.chat import vocabulary as vocab
-from checker.dialects.chat.message_fields import message_finding, note_message, resent
-from checker.dialects.chat.schema_findings import chunk_schema_findings
+from checker.dialects.chat.message_fields import (
+    late_usage_findings, message_finding, note_message, reasoning_findings, resent,
+)
+from checker.dialects.chat.schema_findings import chunk_schema_findings, preamble
 from checker.findings import Finding, Position
 from checker.rules import chat as rules
 
@@ -67,6 +69,8 @@ class Choice:
     # its tool_calls was null and what the deltas had built before it (openai-node puts it over its snapshot)
     messages: int = 0
     message_at: Position | None = None
+    # CHT025, reported at the end: per vendor reasoning field, where it began and its first fragment's length
+    reasoning_at: dict[str, tuple[Position, int]] = field(default_factory=dict)
     message_calls_null: bool = False
     built_before_message: bool = False
     calls_before_message: bool = False
@@ -102,6 +106,9 @@ class ChatMachine:
         # The first chunk's identity, as the hot path compares it; None while the hot path may not be taken
         # (before the first chunk; after the usage chunk or a changed identity, every chunk is a finding's).
         self._fast_identity: tuple[Any, ...] | None = None
+        # Chunks after the usage chunk (CHT020, reported at the end) and the usage each SDK ends with.
+        self._after_usage: list[tuple[Position, str]] = []
+        self._usage_kept: list[dict[str, Any] | None] = [None, None]
         n = self.request.get("n")
         self._n = n if type(n) is int and n > 0 else None
 
@@ -127,18 +134,25 @@ class ChatMachine:
             out.append(rules.ERROR_OBJECT.finding(pos, detail=detail if len(detail) <= 120 else detail[:119] + "…"))
             self.errored = self.terminated = True
             return out
-        if obj.get("object") != vocab.CHUNK_OBJECT:
-            # The engine validates a chunk by the schema its `object` names; one that names none is checked here.
-            out.extend(chunk_schema_findings(self._schemas.validate_object(vocab.CHUNK_SCHEMA, obj), pos))
         usage = obj.get("usage")
         choices = obj.get("choices")
         listed = choices if type(choices) is list else []
         empty = type(choices) is list and not choices and not isinstance(usage, dict)
+        if obj.get("object") != vocab.CHUNK_OBJECT:
+            # The engine validates a chunk by the schema its `object` names; one that names none is checked here.
+            out.extend(chunk_schema_findings(self._schemas.validate_object(vocab.CHUNK_SCHEMA, obj), pos))
+        if empty and "prompt_filter_results" in obj:  # Azure's preamble: nothing in it for a client to lose
+            out.extend(preamble(rules.EMPTY_CHUNK.finding(pos)))
+            out[:] = [preamble(f)[0] if f.code == "CHT002" else f for f in out]
+            return out
         if not empty:  # an empty chunk (Azure's prompt filter results: id "", object "") names no completion
             self._identity(obj, pos, out)
         if self.usage_at is not None:
             what = "" if not listed else f" (with {len(listed)} choice(s))"
-            out.append(rules.USAGE_NOT_LAST.finding(pos, what=what))
+            self._after_usage.append((pos, what))
+            self._usage_kept[0] = usage if isinstance(usage, dict) else None  # openai-python: the last chunk's
+            if "usage" in obj:  # openai-node copies the chunk's own fields: an absent usage keeps the earlier
+                self._usage_kept[1] = usage if isinstance(usage, dict) else None
         if isinstance(usage, dict):
             self._usage(usage, listed, pos, out)
         elif empty:
@@ -218,7 +232,7 @@ class ChatMachine:
             if finished is not None:
                 out.append(rules.AFTER_FINISH.finding(pos, index=index, what=f"{name} text", finish=finished))
             if name in vocab.REASONING_FIELDS and name not in state.lengths:
-                out.append(rules.VENDOR_REASONING.finding(pos, index=index, field=name))
+                state.reasoning_at[name] = (pos, len(value))
             self._append(state, name, value)
         calls = delta.get("tool_calls")
         if isinstance(calls, list) and calls:
@@ -360,7 +374,9 @@ class ChatMachine:
     def finish(self, end: Position) -> list[Finding]:
         out: list[Finding] = []
         self._identity_findings(out)
+        out.extend(late_usage_findings(self._after_usage, self.usage, self._usage_kept))
         for state in self.choices.values():
+            out.extend(reasoning_findings(state))
             if state.message_at is not None:
                 out.append(message_finding(state, state.message_at))
         if self.errored or self.first is None:

@@ -1,6 +1,7 @@
 """What the chat machine reads of a streamed choice beyond its delta and of a tool-call fragment's identity:
 a `message` object beside the delta (CHT029: openai-node puts it over the message it built) and a later fragment
-that names its call again (CHT030)."""
+that names its call again (CHT030); and the findings told only at the end, once it is known what each SDK's
+final completion holds: chunks after the usage chunk (CHT020) and a vendor reasoning field (CHT025)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,36 @@ def resent(fragment: dict[str, Any], function: dict[str, Any], call: "ToolCall")
     if isinstance(fragment.get("type"), str) and fragment["type"] and fragment["type"] == call.type:
         parts.append(f"its type {call.type!r} again")
     return " and ".join(parts)
+
+
+def late_usage_findings(after: list[tuple[Position, str]], streamed: dict[str, Any] | None,
+                        kept: list[dict[str, Any] | None]) -> list[Finding]:
+    """CHT020 for each chunk after the usage chunk, told at the end what each SDK's final usage is: openai-python
+    takes the last chunk's usage (``completion_snapshot.usage = chunk.usage``), openai-node the last one a chunk
+    carried (its fields copied over the snapshot). Where both end with the usage the server streamed (a vendor
+    that repeats the usage chunk: Groq, Hugging Face), no client's result differs and the finding is a warning
+    (docs/severity.md)."""
+    if not after:
+        return []
+    python, node = (_usage_outcome(value, streamed) for value in kept)
+    out = []
+    for pos, what in after:
+        finding = rules.USAGE_NOT_LAST.finding(pos, what=what, python=python, node=node)
+        if python == node == "the same":
+            finding = replace(finding, severity=Severity.WARNING)
+        out.append(finding)
+    return out
+
+
+def _usage_outcome(value: dict[str, Any] | None, streamed: dict[str, Any] | None) -> str:
+    if value == streamed:
+        return "the same"
+    return "None" if value is None else "other counts"
+
+
+def reasoning_findings(state: "Choice") -> list[Finding]:
+    """CHT025 for each vendor reasoning field of a choice, at its first fragment, told whether it came in more
+    than one: openai-node assigns each fragment over the last, so only then does its message lose reasoning."""
+    return [rules.VENDOR_REASONING.finding(pos, index=state.index, field=name,
+                                           fragments="one" if state.lengths.get(name) == first else "several")
+            for name, (pos, first) in state.reasoning_at.items()]

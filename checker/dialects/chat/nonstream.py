@@ -26,7 +26,7 @@ from checker.dialects.chat import vocabulary as vocab
 from checker.dialects.chat.structured import nonstream_answers
 from checker.findings import Finding, Position
 from checker.rules import chat as rules
-from checker.schema_errors import missing_properties
+from checker.schema_errors import missing_properties, value_facts
 
 COMPLETION = "chat.completion"
 _TOOL_CALL = "tool_call"
@@ -125,7 +125,8 @@ def schema(obj: dict[str, Any], schemas: Any, pos: Position) -> list[Finding]:
         if violation.keyword == "required" and violation.missing is not None:
             missing.setdefault(pointer.rsplit("/", 1)[0], []).append(violation.missing)
             continue
-        details = {"keyword": violation.keyword, "missing": [], "pointer": pointer, "type": COMPLETION}
+        details = {"keyword": violation.keyword, "missing": [], "pointer": pointer, "type": COMPLETION,
+                   **value_facts(violation)}
         out.append(rules.CHUNK_SCHEMA.finding(pos, pointer=pointer, details=details, what="completion",
                                               where=pointer or "/", detail=violation.message))
     for parent, names in missing.items():

@@ -150,6 +150,9 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
         PY: (_degrades("get_final_message().stop_reason is None (no message_delta)"),),
         TS: (_degrades("finalMessage().stop_reason is null (no message_delta)"),),
     },
+    # LangChain's ChatAnthropic merges the chunks' response metadata as strings (measured, tests/test_real_clients.py
+    # on captures/messages/rules/ANT027-stop-reason-repeated.sse): the stop reasons are joined.
+    "ANT027": {LC: (_degrades("response_metadata['stop_reason'] is the reasons joined: {reason!r} twice"),)},
     "ANT020": {
         PY: (_degrades("get_final_message().stop_reason is None"),),
         TS: (_degrades("finalMessage().stop_reason is null"),),
@@ -229,6 +232,17 @@ EFFECTS["SCH001"] = {
 EFFECTS["SSE009"] = {client: tuple(e for e in effects if e.when is not _named_error)
                      for client, effects in EFFECTS["SSE008"].items()}
 
+
+def _no_event_named(f: Finding, r: Linted) -> bool:
+    # Every event of the stream came without its `event:` line: the SDK the client reads with skips them all.
+    return f.code == "SSE009" and f.occurrences >= r.events
+
+
+# Measured on captures/messages/rules/SSE009-no-event-lines.sse (tests/test_real_clients.py): Claude Code 2.x and
+# LangChain's ChatAnthropic (over anthropic-python's Stream) see no event at all.
+EFFECTS["SSE009"][CC] = (_breaks("API Error: Stream ended without receiving any events", when=_no_event_named),)
+EFFECTS["SSE009"][LC] = (_breaks("ValueError: No generation chunks were returned", when=_no_event_named),)
+
 # Which effects of anthropic-python happen in its SSE layer, before any accumulator: those also break the
 # lower-level `client.messages.create(stream=True)` iteration (tests/test_messages_oracles.py checks it).
 DECODER_LEVEL = frozenset({"ANT023", "SSE006", "SSE018"})
@@ -250,4 +264,5 @@ END_EFFECTS = {
 
 def effects() -> ClientEffects:
     return ClientEffects(clients=CLIENTS, by_rule=EFFECTS, at_end=END_EFFECTS, normal_end="message_stop",
+                         proven=(PY, TS), legal=frozenset({"SSE015"}),
                          check_order=CHECK_ORDER)

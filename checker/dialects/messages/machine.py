@@ -253,6 +253,8 @@ class MessagesMachine:
             if reason != self.stop_reason:
                 out.append(r.STOP_REASON_CHANGED.finding(
                     pos, what=f"changes stop_reason to {reason!r}", first=first, before=repr(self.stop_reason)))
+            else:
+                out.append(r.STOP_REASON_REPEATED.finding(pos, reason=reason, first=first))
             self.stop_reason = reason
             return
         self.stop_reason = reason
@@ -398,7 +400,8 @@ class MessagesMachine:
         if block.type == v.THINKING and not block.signature:
             what = " (its signature_delta is empty)" if block.signature == "" and block.stopped else ""
             out.append(r.SIGNATURE_MISSING.finding(pos, index=block.index, what=what))
-        elif block.type in v.TOOL_BLOCKS and block.json:
+        elif block.type in v.TOOL_BLOCKS and any(block.json):
+            # Only empty partial_json pieces (a tool without arguments): both SDKs keep the start's input, {}.
             joined = "".join(block.json)
             block.json = [joined]
             problem = _json_object_problem(joined)

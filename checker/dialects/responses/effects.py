@@ -239,7 +239,7 @@ def _codex_usage_parse_fails(f: Finding, r: Linted) -> bool:
         return bool(set(details(f).get("missing") or ()) & _CODEX_USAGE_FIELDS)
     if keyword is None:
         return False  # the arithmetic check (total != input + output): codex takes the counts as given
-    if pointer == "/response/usage" and "null is not" in f.message:
+    if pointer == "/response/usage" and details(f).get("value_type") == "null":
         return False
     return pointer in _CODEX_USAGE_OBJECTS or pointer.rsplit("/", 1)[-1] in _CODEX_USAGE_FIELDS
 
@@ -720,4 +720,5 @@ CHECK_ORDER = ("HTP", "SSE", "SCH", "LIF", "ITM", "IDS", "CNT", "RSN", "FNC", "R
 CLIENTS = ("openai-python", "openai-node", "codex", "openai-agents", "langchain", "positional", "open-responses")
 
 CLIENT_EFFECTS = ClientEffects(clients=CLIENTS, by_rule=EFFECTS, at_end=END_EFFECTS, normal_end=NORMAL_END,
+                               proven=("openai-python", "openai-node"),
                                check_order=CHECK_ORDER)

@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from checker.dialects.vendors import vendor_graded
+from checker.dialects.responses.vendor_shapes import SHAPES
 from checker.findings import Finding, Position
-from checker.schema_errors import missing_properties
+from checker.schema_errors import missing_properties, value_facts
 from checker.rules import content, items, lifecycle, schema
 from checker.rules.registry import Rule
 
@@ -45,13 +47,14 @@ def schema_findings(violations: Sequence[Any], etype: str, pos: Position) -> lis
             parent = pointer.rsplit("/", 1)[0]
             missing.setdefault((rule, parent), []).append(violation.missing)
             continue
-        details = {"keyword": violation.keyword, "missing": [], "pointer": pointer, "type": etype}
+        details = {"keyword": violation.keyword, "missing": [], "pointer": pointer, "type": etype,
+                   **value_facts(violation)}
         out.append(_finding(rule, pos, pointer, details, etype, violation.message))
     for (rule, parent), names in missing.items():
         details = {"keyword": "required", "missing": names, "pointer": parent, "type": etype}
         text = missing_properties(names, shown=5)
         out.append(_finding(rule, pos, parent, details, etype, text))
-    return out
+    return vendor_graded(out, SHAPES)  # what OpenAI's own server sends: info
 
 
 def schema_rule(pointer: str) -> Rule:
