@@ -1,6 +1,6 @@
 """Speed and memory of the lint engine, as ratios against baselines run in the same run on the same input.
 
-    python bench/bench.py                   # every section: parallel, speed, startup, memory, proxy
+    python bench/bench.py                   # every section: parallel, speed, real, startup, memory, proxy
     python bench/bench.py --only startup    # one section (repeatable); --memory-mb 0 etc. skip one
 
 Speed: events per second of CPU time, best of --repeat runs, for
@@ -30,6 +30,12 @@ Proxy load (bench/proxy_load.py): 200 concurrent streams through `sse-check prox
 `sse-check serve` (real processes on loopback) against the same streams direct, each body compared byte
 for byte; the proxy's peak RSS; its RSS over 10,000 sequential streams. Targets: <= 1.5x the direct wall
 time, byte-identical, peak RSS < 150 MB, RSS flat (< 10 MB growth).
+
+Real traffic (--only real; issue 31): the repository's recordings of real servers (REAL_FOLDERS) as an archive
+(the corpus --real-copies times over), `sse-check lint FILES -j 1 --format json -o /dev/null` in one process
+against httpx-sse + json.loads over the same files in one process, CPU time with start-up, best of --real-repeat
+in turns; per dialect; without the start-ups; the fixed cost of a one-event capture; -j 2 against -j 1.
+Targets: >= 1.0x the baseline, < 0.5 ms per capture, -j 2 >= 1.7x -j 1.
 
 Targets (issue "lint engine"): >= 25x openai-python, peak RSS < 100 MB on a 400 MB capture; (issue "scale")
 -j 2 >= 1.6x -j 1 on 2 cores, start-up <= 2x import rich.console (issue 26: by lazy imports alone),
