@@ -1,6 +1,6 @@
 """Speed and memory of the lint engine, as ratios against baselines run in the same run on the same input.
 
-    python bench/bench.py                   # every section: parallel, speed, startup, memory, proxy
+    python bench/bench.py                   # every section: parallel, speed, real, startup, memory, proxy
     python bench/bench.py --only startup    # one section (repeatable); --memory-mb 0 etc. skip one
 
 Speed: events per second of CPU time, best of --repeat runs, for
@@ -30,6 +30,12 @@ Proxy load (bench/proxy_load.py): 200 concurrent streams through `sse-check prox
 `sse-check serve` (real processes on loopback) against the same streams direct, each body compared byte
 for byte; the proxy's peak RSS; its RSS over 10,000 sequential streams. Targets: <= 1.5x the direct wall
 time, byte-identical, peak RSS < 150 MB, RSS flat (< 10 MB growth).
+
+Real traffic (--only real; issue 31): the repository's recordings of real servers (REAL_FOLDERS) as an archive
+(the corpus --real-copies times over), `sse-check lint FILES -j 1 --format json -o /dev/null` in one process
+against httpx-sse + json.loads over the same files in one process, CPU time with start-up, best of --real-repeat
+in turns; per dialect; without the start-ups; the fixed cost of a one-event capture; -j 2 against -j 1.
+Targets: >= 1.0x the baseline, < 0.5 ms per capture, -j 2 >= 1.7x -j 1.
 
 Targets (issue "lint engine"): >= 25x openai-python, peak RSS < 100 MB on a 400 MB capture; (issue "scale")
 -j 2 >= 1.6x -j 1 on 2 cores, start-up <= 2x import rich.console (issue 26: by lazy imports alone),
@@ -415,7 +421,150 @@ def bench_messages(folder: Path, args: argparse.Namespace) -> None:
     print(f"ratio Messages vs Responses per event: {m_rate / r_rate:.2f}x   (target >= 1.0x)")
 
 
-SECTIONS = ("parallel", "speed", "dialects", "startup", "memory", "proxy", "messages")
+# -- real traffic ---------------------------------------------------------------------------------------------
+#
+# The repository's own recordings of real servers (each folder's README says how it was recorded): OpenAI's API
+# by two SDKs' test suites (real-openai, verbatim and older-api; not edited/, which the sources trimmed or wrote
+# by hand), LiteLLM's proxy, llama-server's three APIs, gpt-oss's reference server, the vendors' APIs in public
+# cassettes. Not the generated folders (conforming/, rules/, real-world/, ...).
+REAL_FOLDERS = ("real-openai", "litellm", "llama.cpp", "llama.cpp-probe", "gpt-oss", "cassettes",
+                "messages/llama.cpp", "chat/llama.cpp")
+REAL_LEFT_OUT = ("edited",)
+
+# The baseline over the same files in its own process: httpx-sse's decoders + json.loads of every data line
+# (not "[DONE]"), the least a client does with each capture.
+_HTTPX_SSE = """
+import codecs, json, sys
+from httpx_sse._decoders import SSEDecoder, SSELineDecoder
+for path in open(sys.argv[1]).read().split("\\n"):
+    with open(path, "rb") as handle:
+        data = handle.read()
+    lines, events = SSELineDecoder(), SSEDecoder()
+    for line in lines.decode(codecs.getincrementaldecoder("utf-8")(errors="replace").decode(data, final=True)):
+        sse = events.decode(line)
+        if sse is not None and sse.data and sse.data != "[DONE]":
+            try:
+                json.loads(sse.data)
+            except ValueError:
+                pass
+"""
+
+
+def real_captures() -> list[Path]:
+    """Every real recording's stream (``X.sse``) under REAL_FOLDERS, in a stable order."""
+    out: set[Path] = set()
+    for folder in REAL_FOLDERS:
+        out.update(p for p in (ROOT / "captures" / folder).rglob("*.sse")
+                   if not set(p.relative_to(ROOT / "captures" / folder).parts) & set(REAL_LEFT_OUT))
+    return sorted(out)
+
+
+def _lint_cmd(listing: Path, jobs: int = 1) -> list[str]:
+    # The paths come from a file (@-style would be the shell's job): read by the child, as `lint` reads argv.
+    return [sys.executable, "-c", "import sys, checker.cli; paths = open(sys.argv[1]).read().split('\\n'); "
+            f"raise SystemExit(checker.cli.main(['lint', *paths, '-j', '{jobs}', '--format', 'json', '-o', "
+            f"{os.devnull!r}, '--isolated']))", str(listing)]
+
+
+def _cpu_times(commands: dict[str, list[str]], repeat: int) -> dict[str, tuple[float, float]]:
+    """Best CPU time (user + system of the child) and best wall time of each command, run in turns, after a
+    warm-up run of each (bytecode written, files in the page cache)."""
+    return {name: (cpu, wall) for name, (wall, cpu) in best_times(commands, repeat).items()}
+
+
+def _listing(folder: Path, name: str, files: list[Path], copies: int) -> Path:
+    """A file naming ``files`` ``copies`` times over (an archive of that many captures: a capture linted twice
+    costs what two of its kind would; the lint has no cache keyed by content)."""
+    path = folder / f"{name}.txt"
+    path.write_text("\n".join(str(f) for _ in range(copies) for f in files))
+    return path
+
+
+def _one_event_captures(folder: Path, files: list[Path], dialect_of: dict[str, str], count: int) -> dict[str, Path]:
+    """Per dialect, an archive of ``count`` one-event captures: the first event of one of its real recordings
+    (its own framing and bytes), so that the time per capture is the fixed cost of a capture."""
+    out: dict[str, Path] = {}
+    for f in files:
+        dialect = dialect_of.get(str(f))
+        if dialect is None or dialect in out:
+            continue
+        data = f.read_bytes().replace(b"\r\n", b"\n")
+        first = data.split(b"\n\n", 1)[0] + b"\n\n"
+        if not first.lstrip().startswith((b"event:", b"data:")):
+            continue
+        d = folder / f"one-{dialect}"
+        d.mkdir()
+        for i in range(count):
+            (d / f"c{i:04d}.sse").write_bytes(first)
+        out[dialect] = _listing(folder, f"one-{dialect}", sorted(d.iterdir()), 1)
+    return out
+
+
+def bench_real(folder: Path, args: argparse.Namespace) -> None:
+    """sse-check on the repository's real recordings, an archive linted in one process (`sse-check lint FILES
+    -j 1 --format json -o /dev/null`), against httpx-sse + json.loads over the same files in a process of its
+    own; per dialect; the fixed cost of a capture; the -j 2 speed-up. CPU time of each child process, start-up
+    included on both sides, best of --real-repeat, in turns."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = real_captures()
+    copies, repeat = args.real_copies, args.real_repeat
+    report = folder / "report.json"
+    once = _listing(folder, "once", files, 1)
+    # One lint of the corpus with its JSON report kept: each capture's dialect and event count.
+    cmd = _lint_cmd(once)
+    cmd[2] = cmd[2].replace(repr(os.devnull), repr(str(report)))
+    subprocess.run(cmd, env=child_env(), check=False)
+    entries = json.loads(report.read_text())["files"]
+    dialect_of = {e["path"]: e.get("dialect", "?") for e in entries}
+    events_of = {e["path"]: int(e.get("events", 0)) for e in entries}
+    size = sum(f.stat().st_size for f in files)
+    total_events = sum(events_of.values())
+    by_dialect: dict[str, list[Path]] = {}
+    for f in files:
+        by_dialect.setdefault(dialect_of.get(str(f), "?"), []).append(f)
+    print(f"real traffic: {len(files)} recordings of real servers ({', '.join(REAL_FOLDERS)}; not "
+          f"{', '.join(REAL_LEFT_OUT)}/), {total_events} events, {size / 1e6:.1f} MB; "
+          + ", ".join(f"{d} {len(fs)}" for d, fs in sorted(by_dialect.items())))
+    print(f"  an archive of the corpus x{copies} ({len(files) * copies} captures), each side one process "
+          f"(start-up included), CPU time, best of {repeat}")
+    commands: dict[str, list[str]] = {}
+    for name, subset in (("all", files), *sorted(by_dialect.items())):
+        listing = _listing(folder, f"real-{name}", subset, copies)
+        commands[f"ours {name}"] = _lint_cmd(listing)
+        commands[f"httpx {name}"] = [sys.executable, "-c", _HTTPX_SSE, str(listing)]
+    # Each side's start-up: the same command over one capture (an archive of a million pays it once).
+    single = _listing(folder, "single", [files[0]], 1)
+    commands["ours start"] = _lint_cmd(single)
+    commands["httpx start"] = [sys.executable, "-c", _HTTPX_SSE, str(single)]
+    times = _cpu_times(commands, repeat)
+    for name, subset in (("all", files), *sorted(by_dialect.items())):
+        events = copies * sum(events_of.get(str(f), 0) for f in subset)
+        ours, theirs = times[f"ours {name}"][0], times[f"httpx {name}"][0]
+        label = "all dialects" if name == "all" else name
+        print(f"  {label:<13} sse-check {events / ours:>9,.0f} events/s {copies * len(subset) / ours:>7,.0f} "
+              f"captures/s | httpx-sse + json.loads {events / theirs:>9,.0f} events/s | "
+              f"ratio {theirs / ours:.2f}x   (target >= 1.0x)")
+    ours_start, theirs_start = times["ours start"][0], times["httpx start"][0]
+    ours_net, theirs_net = times["ours all"][0] - ours_start, times["httpx all"][0] - theirs_start
+    print(f"  without each side's start-up (cpu {ours_start * 1000:.0f} ms and {theirs_start * 1000:.0f} ms): "
+          f"sse-check {total_events * copies / ours_net:,.0f} events/s, {len(files) * copies / ours_net:,.0f} "
+          f"captures/s, ratio {theirs_net / ours_net:.2f}x")
+    # The fixed cost of a capture: an archive of one-event captures against an archive of one.
+    ones = _one_event_captures(folder, files, dialect_of, args.real_one_event)
+    one_cmds = {"one": _lint_cmd(single), **{d: _lint_cmd(p) for d, p in ones.items()}}
+    one_times = _cpu_times(one_cmds, repeat)
+    for dialect in ones:
+        cost = (one_times[dialect][0] - one_times["one"][0]) / max(1, args.real_one_event - 1)
+        print(f"  fixed cost per capture, {dialect:<10} (a one-event capture, {args.real_one_event} of them): "
+              f"{cost * 1000:.2f} ms   (target < 0.5 ms)")
+    # -j 2 against -j 1 on the same archive, by the wall clock (two cores' work).
+    par = _listing(folder, "parallel", files, copies)
+    walls = _cpu_times({"-j 1": _lint_cmd(par, 1), "-j 2": _lint_cmd(par, 2)}, repeat)
+    w1, w2 = walls["-j 1"][1], walls["-j 2"][1]
+    print(f"  -j 1 wall {w1:.2f} s, -j 2 wall {w2:.2f} s: speed-up {w1 / w2:.2f}x   (target >= 1.7x on 2 cores)")
+
+
+SECTIONS = ("parallel", "speed", "dialects", "startup", "memory", "proxy", "messages", "real")
 
 
 def main() -> int:
@@ -439,6 +588,11 @@ def main() -> int:
     parser.add_argument("--proxy-repeat", type=int, default=3, help="best of N for the proxy's concurrent run")
     parser.add_argument("--proxy-delay-ms", type=int, default=10,
                         help="pause between a stream's events, as a model paces them (0: unpaced)")
+    parser.add_argument("--real-copies", type=int, default=5,
+                        help="the real-traffic archive: the real recordings this many times over")
+    parser.add_argument("--real-repeat", type=int, default=3, help="best of N in the real-traffic section")
+    parser.add_argument("--real-one-event", type=int, default=300,
+                        help="one-event captures linted per dialect for the fixed cost of a capture")
     parser.add_argument("--only", action="append", choices=SECTIONS, help="run only this section (repeatable)")
     args = parser.parse_args()
     sections = set(args.only or SECTIONS)
@@ -452,6 +606,8 @@ def main() -> int:
             bench_messages(Path(tmp) / "messages", args)
         if "dialects" in sections:
             bench_dialects(Path(tmp), args)
+        if "real" in sections:
+            bench_real(Path(tmp) / "real", args)
     if "startup" in sections:
         startup(args.startup_repeat)
     if "memory" in sections and args.memory_mb:

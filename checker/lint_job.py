@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from checker.captures import is_url, meta_for, read_chunks, request_for
+from checker.captures import capture_sidecars, is_url, read_chunks
 from checker.engine import EngineOptions, LintResult, StreamLinter
 from checker.errors import UsageError
 
@@ -62,8 +62,7 @@ def sidecars(source: Path | str) -> tuple[dict[str, Any] | None, Any]:
         if not isinstance(request, dict):
             request = meta.get("request") if isinstance(meta, dict) and isinstance(meta.get("request"), dict) else None
         return request, meta
-    meta = meta_for(source)  # first: an unreadable meta sidecar is the error named, as before
-    return request_for(source), meta
+    return capture_sidecars(source)  # the meta sidecar first: an unreadable one is the error named, as before
 
 
 def make_linter(request: dict[str, Any] | None, meta: Any, options: EngineOptions,

@@ -85,9 +85,17 @@ class RunTemplates:
         self._skip = 0  # template requests still to refuse
         self._backoff = 1
         self.enabled = self._spec is not None
+        # The last request: (index, SSE name, type). A template is made from the second event of a run, the
+        # first one that follows an event of its kind taken by the hot path: most event types of a real answer
+        # come once (created, added, done), and a template for them would be made and dropped at once.
+        self._last: tuple[int, str | None, str] = (-2, None, "")
 
     def start(self, index: int, data: bytes, obj: dict[str, Any], name: str | None, etype: str) -> Template | None:
-        """A template from event ``index`` (its data and object), which the hot path just took, or None."""
+        """A template from event ``index`` (its data and object), which the hot path just took, or None; None
+        too for the first event of a run (the event before it was not one of its kind taken by the hot path)."""
+        last, self._last = self._last, (index, name, etype)
+        if last != (index - 1, name, etype):
+            return None
         if self._skip:
             self._skip -= 1
             return None

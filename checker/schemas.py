@@ -236,10 +236,13 @@ class SchemaSet:
         """The failures of ``instance``, with those of a split event's parts under their property."""
         if not isinstance(validator, _Split):
             return self._explain(validator.iter_errors(instance))
-        errors = self._explain(validator.envelope.iter_errors(instance))
+        # Only the pieces that fail are explained: is_valid stops at the first failure, iter_errors walks every
+        # branch of every union (a valid Response's output items and tools cost more to explain than to check).
+        envelope = validator.envelope
+        errors = [] if envelope.is_valid(instance) else self._explain(envelope.iter_errors(instance))
         if isinstance(instance, dict):
             for name, part in validator.parts:
-                if name in instance:
+                if name in instance and not part.is_valid(instance[name]):
                     errors.extend(_prefixed(self._errors(part, instance[name]), (name,)))
         return errors
 

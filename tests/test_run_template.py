@@ -336,3 +336,28 @@ def test_messages_deltas_start_a_run(monkeypatch: pytest.MonkeyPatch, kind: str)
 def test_free_in_schema_reads_anyof_branches(event: dict[str, Any], path: tuple[Any, ...], free: bool) -> None:
     assert free_in_schema("anthropic", "content_block_delta", path, "text", event) is free
     assert free_in_schema("anthropic", "content_block_delta", path, "text", event) is free  # the cached answer
+
+
+def test_no_template_for_an_event_that_no_event_of_its_kind_follows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A template is made from the second event of a run: messages of one delta make none (their deltas are
+    apart), a message of two deltas makes one from its second, and the result is the same as without
+    templates."""
+    from checker.schemas import SchemaSet
+    from checker.synth import StreamBuilder, encode_event
+
+    compiled = SchemaSet("openai", walk=False)  # validators at first use: the hot path (and runs) from the start
+    made: list[Any] = []
+    original = RunTemplates.start
+    monkeypatch.setattr(RunTemplates, "start", lambda self, *args: made.append((args[0], original(self, *args)))
+                        or made[-1][1])
+    builder = StreamBuilder()
+    for _ in range(3):
+        builder.message([" w"])
+    data = b"".join(encode_event(e) for e in builder.reasoning([" r"]).message([" a", " b"]).events())
+    fast = _lint(data, chunk=len(data), schema_set=compiled)
+    assert not fast.findings
+    built = [index for index, template in made if template is not None]
+    assert len(made) >= 3 and len(built) == 1  # the lone deltas asked for templates and got none
+    assert built[0] - 1 == made[-2][0]  # made from the second delta, the first one's request refused
+    monkeypatch.setattr(RunTemplates, "start", lambda *args: None)
+    _same(fast, _lint(data, chunk=len(data), schema_set=compiled))
