@@ -22,11 +22,12 @@ tests/test_messages_oracles.py (a loopback server serves the capture; the SDK's 
 from __future__ import annotations
 
 from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, Linted, Verdict, details, on_field
+from checker.dialects.messages import vercel_effects
 from checker.findings import Finding
 
 PY, TS = "anthropic-python", "anthropic-ts"
-LC, CC = "langchain", "claude-code"
-CLIENTS = (PY, TS, CC, LC)
+LC, CC, VAI = "langchain", "claude-code", "vercel-ai"
+CLIENTS = (PY, TS, CC, VAI, LC)
 
 _TS_NO_MESSAGE = "AnthropicError: stream ended without producing a Message with role=assistant"
 _TS_NO_CHUNKS = "AnthropicError: request ended without sending any chunks"
@@ -246,6 +247,12 @@ END_EFFECTS = {
                    "claude-code measured: claude -p 2.1.197 on captures/messages/structured/cases/refusal.sse "
                    "(tests/test_real_clients.py)"),),
 }
+
+
+# The Vercel AI SDK's column: its rows and its end (checker/dialects/messages/vercel_effects.py).
+for _code, _row in vercel_effects.EFFECTS.items():
+    EFFECTS.setdefault(_code, {}).update(_row)
+END_EFFECTS[VAI] = vercel_effects.AT_END
 
 
 def effects() -> ClientEffects:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from checker.dialects.base import (
     ClientEffects, Condition, Effect, EndEffect, ItemSummary, Linted, Verdict, details, nothing_streamed,
 )
+from checker.dialects.responses import vercel_effects
 from checker.dialects.responses.vocabulary import (
     COMPLETED, FAILED, INCOMPLETE, NORMAL_END, OUTPUT_ITEM_DONE, TERMINAL_TYPES,
 )
@@ -709,6 +710,12 @@ END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
 }
 
 
+# The Vercel AI SDK's column: its rows and its ends (checker/dialects/responses/vercel_effects.py).
+for _code, _row in vercel_effects.EFFECTS.items():
+    EFFECTS.setdefault(_code, {}).update(_row)
+END_EFFECTS[vercel_effects.VAI] = vercel_effects.END_EFFECTS
+
+
 # Within one event, the order in which the clients check it: the framing and the JSON first, then whether the
 # event type is known (openai-node's sanitizeResponseEvent), the lifecycle (response.created first), the item the
 # event names (openai-python's _get_output_item, openai-node's getOutput/validateOutputItemIdentity), and only then
@@ -717,7 +724,8 @@ END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
 CHECK_ORDER = ("HTP", "SSE", "SCH", "LIF", "ITM", "IDS", "CNT", "RSN", "FNC", "REC", "RPL")
 
 # The matrix's columns, in this order.
-CLIENTS = ("openai-python", "openai-node", "codex", "openai-agents", "langchain", "positional", "open-responses")
+CLIENTS = ("openai-python", "openai-node", "codex", "openai-agents", "agents-js", "vercel-ai", "langchain", "positional",
+           "open-responses")
 
 CLIENT_EFFECTS = ClientEffects(clients=CLIENTS, by_rule=EFFECTS, at_end=END_EFFECTS, normal_end=NORMAL_END,
                                check_order=CHECK_ORDER)
