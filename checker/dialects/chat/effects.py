@@ -18,11 +18,13 @@ Every verdict here is checked against the real SDKs on every capture of captures
 from __future__ import annotations
 
 from checker.dialects.base import (
+    add_column,
     ClientEffects, Condition, Effect, EndEffect, Verdict, nothing_streamed, on_field,
 )
 from checker.dialects.chat import vercel_effects
 from checker.dialects.chat.vocabulary import FINISH_PREFIX
 from checker.findings import Finding
+from checker.rules import RULES
 
 CLIENTS = ("openai-python", "openai-node", "openai-agents", "agents-js", "vercel-ai", "langchain")
 _PY_LENGTH = ("get_final_completion() raises LengthFinishReasonError: Could not parse response content as the "
@@ -307,8 +309,7 @@ AT_END: dict[str, tuple[EndEffect, ...]] = {
 
 
 # The Vercel AI SDK's column: its rows and its end (checker/dialects/chat/vercel_effects.py).
-for _code, _row in vercel_effects.BY_RULE.items():
-    BY_RULE.setdefault(_code, {}).update(_row)
+add_column(BY_RULE, vercel_effects.BY_RULE, lambda code: RULES[code].clients)
 AT_END[vercel_effects.VAI] = vercel_effects.AT_END
 
 

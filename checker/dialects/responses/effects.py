@@ -25,6 +25,7 @@ Where the facts come from
 from __future__ import annotations
 
 from checker.dialects.base import (
+    add_column,
     ClientEffects, Condition, Effect, EndEffect, ItemSummary, Linted, Verdict, details, nothing_streamed,
 )
 from checker.dialects.responses import vercel_effects
@@ -32,6 +33,7 @@ from checker.dialects.responses.vocabulary import (
     COMPLETED, FAILED, INCOMPLETE, NORMAL_END, OUTPUT_ITEM_DONE, TERMINAL_TYPES,
 )
 from checker.findings import Finding
+from checker.rules import RULES
 
 
 def _breaks(symptom: str, when: Condition | None = None) -> Effect:
@@ -711,8 +713,7 @@ END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
 
 
 # The Vercel AI SDK's column: its rows and its ends (checker/dialects/responses/vercel_effects.py).
-for _code, _row in vercel_effects.EFFECTS.items():
-    EFFECTS.setdefault(_code, {}).update(_row)
+add_column(EFFECTS, vercel_effects.EFFECTS, lambda code: RULES[code].clients)
 END_EFFECTS[vercel_effects.VAI] = vercel_effects.END_EFFECTS
 
 

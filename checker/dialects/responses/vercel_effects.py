@@ -132,8 +132,14 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
 
 
 # Items whose call the SDK hands to a tool the user must declare (openai.tools.shell(), applyPatch(),
-# localShell(), a custom tool): the oracle declares only the functions the stream calls.
+# localShell(), a custom tool, a tool search the client executes): the oracle declares only the functions the
+# stream calls. A hosted tool search (execution "server") is the provider's own.
 _USER_TOOLS = ("shell_call", "apply_patch_call", "local_shell_call", "custom_tool_call")
+
+
+def _user_tool(result: Linted) -> bool:
+    return any(item.type in _USER_TOOLS or (item.type == "tool_search_call" and item.execution == "client")
+               for item in result.items)
 
 
 def _cut_call(result: Linted) -> bool:
@@ -154,7 +160,7 @@ END_EFFECTS: tuple[EndEffect, ...] = (
               "error is an error part; measured, tests/test_real_clients.py)"),
     EndEffect(Verdict.BREAKS, "a tool-error part: AI_NoSuchToolError: Model tried to call unavailable tool '…' (the "
                               "answer calls a tool the user must declare, as a conforming stream may; declared, it "
-                              "runs)", lambda r: any(item.type in _USER_TOOLS for item in r.items),
+                              "runs)", _user_tool,
               "vercel-ai packages/ai/src/generate-text/parse-tool-call.ts (NoSuchToolError; measured, "
               "tests/test_real_clients.py)"),
     EndEffect(Verdict.BREAKS, f"{_BAD_ARGS.replace('are not JSON', 'were cut')} ({_CONFORMING_END})", _cut_call,
