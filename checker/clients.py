@@ -11,8 +11,6 @@ CLIENTS: dict[str, str] = {
     "openai-node": "openai-node's response accumulator (src/internal/responses/response-accumulator.ts)",
     "codex": "codex (codex-rs/codex-api/src/sse/responses.rs)",
     "openai-agents": "openai-agents-python (builds the turn from response.completed.response.output)",
-    "agents-js": "the Agents SDK for JavaScript, @openai/agents `run(agent, input, {stream: true})` "
-                 "(packages/agents-openai/src/openaiResponsesModel.ts, openaiChatCompletionsStreaming.ts)",
     "vercel-ai": "the Vercel AI SDK `streamText()` (ai, @ai-sdk/openai, @ai-sdk/anthropic: "
                  "packages/openai/src/responses/openai-responses-language-model.ts)",
     "claude-code": "Claude Code `claude -p --output-format stream-json` (ANTHROPIC_BASE_URL; its result's is_error)",
@@ -34,7 +32,6 @@ CITED_AS: dict[str, tuple[str, ...]] = {
     "openai-node": ("openai-node ",),
     "codex": ("codex ",),
     "openai-agents": ("openai-agents-python ",),
-    "agents-js": ("openai-agents-js ",),
     "vercel-ai": ("vercel-ai ",),
     "claude-code": ("claude-code ",),
     "langchain": ("langchain-openai ", "langchain-anthropic "),

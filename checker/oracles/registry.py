@@ -152,23 +152,12 @@ CLIENTS: tuple[RealClient, ...] = (
         install="python -m checker.oracles.envs install vercel-ai",
         driver=Driver(env="vercel-ai", command=("{node}", "{env}/vercel_ai.mjs"), batch=True,
                       copy=("vercel_ai.mjs", "common.mjs"), needs=("node",)),
-        env={"AI_SDK_LOG_WARNINGS": "false"},
-        notes="telemetry is opt-in (experimental_telemetry) and left off; maxRetries 0; the SDK does not throw for a "
+        notes="telemetry is opt-in (experimental_telemetry) and left off, no switch needed (the loopback env of "
+              "checker.oracles.protocol.QUIET_ENV applies); its console warnings off (globalThis.AI_SDK_LOG_WARNINGS "
+              "= false in the driver); maxRetries 0; the SDK does not throw for a "
               "stream that goes wrong but yields error parts (and tool-error parts for a call it cannot parse), "
               "which are the outcome's errors; the functions the stream calls are tools without execute (no "
               "second request)."),
-    RealClient(
-        name="agents-js", dialects=("responses", "chat"), version="0.20.0", package="@openai/agents (npm)",
-        calls={"responses": "run(new Agent({model: new OpenAIResponsesModel(...)}), 'hi', {stream: true}) + "
-                            "result.completed",
-               "chat": "run(new Agent({model: new OpenAIChatCompletionsModel(...)}), 'hi', {stream: true}) + "
-                       "result.completed"},
-        install="python -m checker.oracles.envs install agents-js",
-        driver=Driver(env="agents-js", command=("{node}", "{env}/agents_js.mjs"), batch=True,
-                      copy=("agents_js.mjs", "common.mjs"), needs=("node",)),
-        env={"OPENAI_AGENTS_DISABLE_TRACING": "1"},
-        notes="tracing off (setTracingDisabled, OPENAI_AGENTS_DISABLE_TRACING); a function tool per function the "
-              "stream calls (the SDK's own argument parsing), stop_on_first_tool (one model call)."),
 )
 
 

@@ -26,7 +26,7 @@ from checker.dialects.chat.vocabulary import FINISH_PREFIX
 from checker.findings import Finding
 from checker.rules import RULES
 
-CLIENTS = ("openai-python", "openai-node", "openai-agents", "agents-js", "vercel-ai", "langchain")
+CLIENTS = ("openai-python", "openai-node", "openai-agents", "vercel-ai", "langchain")
 _PY_LENGTH = ("get_final_completion() raises LengthFinishReasonError: Could not parse response content as the "
               "length limit was reached")
 _PY_FILTER = ("get_final_completion() raises ContentFilterFinishReasonError: Could not parse response content as "

@@ -725,7 +725,7 @@ END_EFFECTS[vercel_effects.VAI] = vercel_effects.END_EFFECTS
 CHECK_ORDER = ("HTP", "SSE", "SCH", "LIF", "ITM", "IDS", "CNT", "RSN", "FNC", "REC", "RPL")
 
 # The matrix's columns, in this order.
-CLIENTS = ("openai-python", "openai-node", "codex", "openai-agents", "agents-js", "vercel-ai", "langchain", "positional",
+CLIENTS = ("openai-python", "openai-node", "codex", "openai-agents", "vercel-ai", "langchain", "positional",
            "open-responses")
 
 CLIENT_EFFECTS = ClientEffects(clients=CLIENTS, by_rule=EFFECTS, at_end=END_EFFECTS, normal_end=NORMAL_END,
