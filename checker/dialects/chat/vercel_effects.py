@@ -41,7 +41,7 @@ BY_RULE: dict[str, dict[str, tuple[Effect, ...]]] = {
     "SSE006": {VAI: (_breaks("an error part: AI_JSONParseError: JSON parsing failed"),)},
     "CHT011": {VAI: (_breaks(_INVALID.format(what="a tool call's index is a required number")),)},
     "CHT018": {VAI: (_breaks(_INVALID.format(what="function.arguments must be a string")),)},
-    "CHT024": {VAI: (_breaks("an error part: AI_StreamProviderError: {detail}"),)},
+    "CHT024": {VAI: (_breaks("an error part: AI_StreamProviderError: the error's message"),)},
     # The tracker tells calls apart by id: where two ids share an index (CHT015) it keeps their arguments apart,
     # so the joined text sse-check judges is not what it parses.
     "CHT017": {VAI: (Effect(Verdict.BREAKS, _BAD_ARGS, _not_shared),)},
