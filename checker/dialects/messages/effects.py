@@ -240,7 +240,7 @@ CHECK_ORDER = ("HTP", "SSE", "SCH", "ANT")
 
 # What a client's call does once the message is read through, whatever the findings say (the client's contract,
 # not a defect of the stream).
-END_EFFECTS = {
+END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
     CC: (EndEffect(Verdict.BREAKS, "the result is_error: 'API Error: Claude Code is unable to respond to this "
                                    "request, which appears to violate our Usage Policy …' (the message ends with "
                                    "stop_reason refusal, as a conforming stream may)",
