@@ -11,6 +11,8 @@ CLIENTS: dict[str, str] = {
     "openai-node": "openai-node's response accumulator (src/internal/responses/response-accumulator.ts)",
     "codex": "codex (codex-rs/codex-api/src/sse/responses.rs)",
     "openai-agents": "openai-agents-python (builds the turn from response.completed.response.output)",
+    "vercel-ai": "the Vercel AI SDK `streamText()` (ai, @ai-sdk/openai, @ai-sdk/anthropic: "
+                 "packages/openai/src/responses/openai-responses-language-model.ts)",
     "claude-code": "Claude Code `claude -p --output-format stream-json` (ANTHROPIC_BASE_URL; its result's is_error)",
     "langchain": "LangChain's ChatOpenAI / ChatAnthropic `.stream()`, the chunks summed "
                  "(langchain_openai/chat_models/base.py, langchain_anthropic/chat_models.py)",
@@ -30,6 +32,7 @@ CITED_AS: dict[str, tuple[str, ...]] = {
     "openai-node": ("openai-node ",),
     "codex": ("codex ",),
     "openai-agents": ("openai-agents-python ",),
+    "vercel-ai": ("vercel-ai ",),
     "claude-code": ("claude-code ",),
     "langchain": ("langchain-openai ", "langchain-anthropic "),
     "positional": ("llama.cpp PR #18486", "LocalAI #9658"),

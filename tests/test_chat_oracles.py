@@ -160,7 +160,8 @@ def test_the_real_servers_chat_streams_declare_their_matrix() -> None:
 def test_the_chat_matrix_has_the_chat_clients_and_says_why(path: Path) -> None:
     result, _ = _lint(path)
     cells = matrix(result).cells
-    assert [cell.client for cell in cells] == ["openai-python", "openai-node", "openai-agents", "langchain"]
+    assert [cell.client for cell in cells] == ["openai-python", "openai-node", "openai-agents", "vercel-ai",
+                                               "langchain"]
     for cell in cells:
         if cell.verdict.name != "OK":
             assert cell.symptom and "{" not in cell.symptom.replace("{…}", ""), (rel(path), cell.symptom)

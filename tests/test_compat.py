@@ -124,6 +124,18 @@ def test_a_rule_without_a_row_falls_back_to_its_clients() -> None:
     assert found is not None and found.verdict is Verdict.DEGRADED  # sse-check's own limit, not the client's
 
 
+def test_a_new_column_keeps_the_fallback_of_the_clients_a_rule_already_named() -> None:
+    """A client's own rows (checker/dialects/*/vercel_effects.py) merged by add_column: a rule that had no row
+    still breaks every other client it names, with the finding's message, as it did without a row."""
+    from checker.dialects.base import Effect, add_column
+
+    by_rule: dict[str, dict[str, tuple[Effect, ...]]] = {"SSE006": {"codex": (Effect(Verdict.DEGRADED, "kept"),)}}
+    add_column(by_rule, {"SSE006": {"new": (Effect(Verdict.BREAKS, "x"),)},
+                         "XYZ999": {"new": (Effect(Verdict.BREAKS, "y"),)}}, lambda code: ("codex", "new"))
+    assert by_rule["SSE006"]["codex"][0].symptom == "kept"  # an existing row is left as it is
+    assert set(by_rule["XYZ999"]) == {"codex", "new"} and by_rule["XYZ999"]["codex"][0].verdict is Verdict.BREAKS
+
+
 def test_sse_check_limits_degrade_and_say_so() -> None:
     data = (CAPTURES / "rules" / "SSE021-event-too-large.sse").read_bytes()
     from checker.engine import Limits

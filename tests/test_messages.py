@@ -181,7 +181,8 @@ def test_the_effects_table_names_rules_and_this_dialects_clients() -> None:
     from checker.dialects.messages.effects import CLIENTS, EFFECTS
     from checker.rules import RULES
 
-    assert DIALECT.effects().clients == CLIENTS == ("anthropic-python", "anthropic-ts", "claude-code", "langchain")
+    assert DIALECT.effects().clients == CLIENTS == ("anthropic-python", "anthropic-ts", "claude-code", "vercel-ai",
+                                                    "langchain")
     for code, table in EFFECTS.items():
         assert code in RULES and set(table) <= set(CLIENTS), code
         affected = {c for c, effects in table.items() if any(e.verdict > Verdict.OK for e in effects)}

@@ -40,7 +40,7 @@ from checker.profiles import get_profile
 
 pytestmark = pytest.mark.real_clients
 
-CLIENTS = ("codex", "claude-code", "openai-agents", "langchain")
+CLIENTS = ("codex", "claude-code", "openai-agents", "langchain", "vercel-ai")
 # Batches run side by side per client: the CLIs (a process per capture) wait on their own start-up more than
 # they compute, so a few at once keep two cores busy; a library's batch is quick once its driver has started.
 PARALLEL = {"codex": 4, "claude-code": 4}

@@ -34,8 +34,8 @@ sys.modules["make_captures"] = mc
 _spec.loader.exec_module(mc)
 
 Event = dict[str, Any]
-CLIENT_ORDER = ("openai-python", "openai-node", "codex", "openai-agents", "langchain", "positional",
-                "open-responses")
+CLIENT_ORDER = ("openai-python", "openai-node", "codex", "openai-agents", "vercel-ai", "langchain",
+                "positional", "open-responses")
 
 
 def _from_zero(events: list[Event]) -> list[Event]:
@@ -130,31 +130,37 @@ CORPUS: dict[str, tuple[Callable[[], list[Event]], list[str], dict[str, str]]] =
     "vllm-content-index-not-reset": (
         vllm_content_index_not_reset, ["CNT002"],
         {"openai-python": "breaks", "openai-node": "breaks", "codex": "ok", "openai-agents": "ok",
+         "vercel-ai": "ok",
          "langchain": "ok", "positional": "ok", "open-responses": "ok"},
     ),
     "litellm-no-content-part": (
         litellm_no_content_part, ["CNT004"],
         {"openai-python": "breaks", "openai-node": "breaks", "codex": "ok", "openai-agents": "ok",
+         "vercel-ai": "ok",
          "langchain": "ok", "positional": "ok", "open-responses": "ok"},
     ),
     "ollama-summary-without-part": (
         ollama_summary_without_part, ["RSN001"],
         {"openai-python": "ok", "openai-node": "breaks", "codex": "ok", "openai-agents": "ok",
+         "vercel-ai": "ok",
          "langchain": "ok", "positional": "ok", "open-responses": "ok"},
     ),
     "llama.cpp-delayed-reasoning-done": (
         llama_cpp_delayed_reasoning_done, ["ITM011", "LIF015"],
         {"openai-python": "ok", "openai-node": "ok", "codex": "ok", "openai-agents": "ok",
+         "vercel-ai": "ok",
          "langchain": "ok", "positional": "breaks", "open-responses": "breaks"},
     ),
     "codex-backend-empty-output": (
         codex_backend_empty_output, ["REC005"],
         {"openai-python": "degraded", "openai-node": "degraded", "codex": "ok", "openai-agents": "ok",
+         "vercel-ai": "ok",
          "langchain": "ok", "positional": "ok", "open-responses": "ok"},
     ),
     "missing-terminal-event": (
         missing_terminal_event, ["LIF006"],
         {"openai-python": "breaks", "openai-node": "degraded", "codex": "breaks", "openai-agents": "breaks",
+         "vercel-ai": "ok",
          "langchain": "ok", "positional": "ok", "open-responses": "breaks"},
     ),
 }

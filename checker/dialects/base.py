@@ -44,6 +44,9 @@ class ItemSummary:
     # The types of its content parts as streamed (Responses: ``output_text``, ``refusal``); () where the dialect
     # does not track them.
     parts: tuple[str, ...] = ()
+    # Who runs the call the item is (a Responses tool_search_call's ``execution``: "client" or "server"); None
+    # where the item does not say.
+    execution: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -461,3 +464,15 @@ class Dialect:
     def api(self) -> str:
         """The API as findings name it: "the Responses API"."""
         return self.api_name or f"the {self.title} API"
+
+
+def add_column(by_rule: dict[str, dict[str, tuple[Effect, ...]]], rows: Mapping[str, Mapping[str, tuple[Effect, ...]]],
+               named: Callable[[str], tuple[str, ...]]) -> None:
+    """Merge one client's rows (a table of its own module) into a dialect's ``by_rule``. A rule that had no row
+    keeps, for the other clients it names (``named(code)``: its Rule.clients), what the matrix gave them without
+    one: they break, with the finding's message. A new column must not change the others."""
+    for code, row in rows.items():
+        if code not in by_rule:
+            by_rule[code] = {client: (Effect(Verdict.BREAKS, "{message}"),) for client in named(code)
+                             if client not in row}
+        by_rule[code].update(row)

@@ -141,6 +141,23 @@ CLIENTS: tuple[RealClient, ...] = (
         driver=Driver(env="langchain", command=("{python}", "{drivers}/langchain_driver.py"), batch=True),
         notes="LangSmith tracing off; the functions the stream calls bound as tools; invalid tool calls are "
               "reported as errors (LangChain returns them instead of raising)."),
+    RealClient(
+        name="vercel-ai", dialects=("responses", "chat", "messages"), version="7.0.173", package="ai (npm)",
+        calls={"responses": "streamText({model: createOpenAI(...).responses(MODEL)}) + text, toolCalls, finishReason "
+                            "(@ai-sdk/openai 4.0.118)",
+               "chat": "streamText({model: createOpenAI(...).chat(MODEL)}) + text, toolCalls, finishReason "
+                       "(@ai-sdk/openai 4.0.118)",
+               "messages": "streamText({model: createAnthropic(...)(MODEL)}) + text, toolCalls, finishReason "
+                           "(@ai-sdk/anthropic 4.0.105)"},
+        install="python -m checker.oracles.envs install vercel-ai",
+        driver=Driver(env="vercel-ai", command=("{node}", "{env}/vercel_ai.mjs"), batch=True,
+                      copy=("vercel_ai.mjs", "common.mjs"), needs=("node",)),
+        notes="telemetry is opt-in (experimental_telemetry) and left off, no switch needed (the loopback env of "
+              "checker.oracles.protocol.QUIET_ENV applies); its console warnings off (globalThis.AI_SDK_LOG_WARNINGS "
+              "= false in the driver); maxRetries 0; the SDK does not throw for a "
+              "stream that goes wrong but yields error parts (and tool-error parts for a call it cannot parse), "
+              "which are the outcome's errors; the functions the stream calls are tools without execute (no "
+              "second request)."),
 )
 
 

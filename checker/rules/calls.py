@@ -17,8 +17,9 @@ ARGUMENTS_NOT_JSON = rule(
              "openai-python lib/_parsing/_responses.py",
              "codex",
              "codex codex-rs/core (function tools: 'failed to parse function arguments')",
-             "openai-agents-python src/agents/agent.py ('Invalid JSON input for tool')"),
-    clients=("codex", "openai-agents"),
+             "openai-agents-python src/agents/agent.py ('Invalid JSON input for tool')",
+             "vercel-ai packages/ai/src/generate-text/parse-tool-call.ts (AI_InvalidToolInputError; measured, tests/test_real_clients.py)"),
+    clients=("codex", "openai-agents", "vercel-ai"),
     good="conforming/reasoning-function-call.sse",
 )
 ARGUMENTS_DONE_MISSING = rule(

@@ -152,8 +152,9 @@ TOOL_INDEX_MISSING = rule(
         "have an `index` key\"; openai-node throws \"Chat completion stream contains an invalid tool call "
         "index\".",
     sources=(OPENAPI, SPEC, PY_DELTAS, NODE_STREAM,
-             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
-    clients=(*CLIENTS, "openai-agents"),
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/openai/src/chat/openai-chat-api.ts (openaiChatChunkSchema; measured, tests/test_real_clients.py)"),
+    clients=(*CLIENTS, "openai-agents", "vercel-ai"),
     good="chat/conforming/tool-call.sse",
 )
 TOOL_START_INCOMPLETE = rule(
@@ -188,8 +189,9 @@ TOOL_IDENTITY_CHANGED = rule(
     why="A call's identity is fixed by its first fragment. openai-python concatenates the two values, "
         "openai-node keeps the last one (and throws \"changed tool call identity\" for a strict tool): neither "
         "final call is what the server meant.",
-    sources=(SPEC, PY_DELTAS, NODE_STREAM),
-    clients=CLIENTS,
+    sources=(SPEC, PY_DELTAS, NODE_STREAM,
+             "vercel-ai packages/provider-utils/src/streaming-tool-call-tracker.ts and packages/ai/src/generate-text/parse-tool-call.ts (measured, tests/test_real_clients.py)"),
+    clients=(*CLIENTS, "vercel-ai"),
     good="chat/conforming/parallel-tool-calls.sse",
 )
 TOOL_INDEX_SHARED = rule(
@@ -224,9 +226,10 @@ ARGUMENTS_INVALID = rule(
         "parsed_arguments for a strict tool is built from them. Neither SDK checks them for a plain tool, so "
         "the failure surfaces in the user's code.",
     sources=(SPEC, PY_STATE,
-             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/ai/src/generate-text/parse-tool-call.ts (AI_InvalidToolInputError; measured, tests/test_real_clients.py)"),
     good="chat/conforming/tool-call.sse",
-    clients=("openai-agents",),
+    clients=("openai-agents", "vercel-ai"),
 )
 ARGUMENTS_NOT_STRING = rule(
     "CHT018", "tool-arguments-not-a-string", "error",
@@ -237,8 +240,9 @@ ARGUMENTS_NOT_STRING = rule(
         "the string, so the object is lost from the final call.",
     sources=(OPENAPI, SPEC, PY_DELTAS, NODE_STREAM,
              "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)",
-             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
-    clients=(*CLIENTS, "langchain", "openai-agents"),
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/openai/src/chat/openai-chat-api.ts (openaiChatChunkSchema; measured, tests/test_real_clients.py)"),
+    clients=(*CLIENTS, "langchain", "openai-agents", "vercel-ai"),
     good="chat/conforming/tool-call.sse",
 )
 ARGUMENTS_REPEATED = rule(
@@ -249,9 +253,10 @@ ARGUMENTS_REPEATED = rule(
     why="Both SDKs append every fragment, so running totals join into the arguments repeated "
         "(\"{\\\"a\\\"{\\\"a\\\": 1}\"), which no longer parse.",
     sources=(SPEC, PY_DELTAS, NODE_STREAM,
-             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/provider-utils/src/streaming-tool-call-tracker.ts and packages/ai/src/generate-text/parse-tool-call.ts (measured, tests/test_real_clients.py)"),
     good="chat/conforming/tool-call.sse",
-    clients=("openai-agents",),
+    clients=("openai-agents", "vercel-ai"),
 )
 USAGE_NOT_LAST = rule(
     "CHT020", "usage-chunk-not-last", "error",
@@ -305,8 +310,9 @@ ERROR_OBJECT = rule(
         "openai-node's Stream in legacy mode): the turn fails with the server's message.",
     sources=(SPEC, PY_STREAM, NODE_CORE,
              "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)",
-             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)"),
-    clients=(*CLIENTS, "langchain", "openai-agents"),
+             "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the tool calls assembled from the chunks, then run; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/openai/src/chat/openai-chat-language-model.ts (an error chunk is an error part; measured, tests/test_real_clients.py)"),
+    clients=(*CLIENTS, "langchain", "openai-agents", "vercel-ai"),
     good="chat/conforming/text.sse",
 )
 VENDOR_REASONING = rule(

@@ -80,8 +80,9 @@ DATA_NOT_JSON = rule(
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
              "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
              "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
-             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents", "langchain"),
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/provider-utils/src/parse-json-event-stream.ts (each event JSON-parsed and validated; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "langchain", "vercel-ai"),
     good="conforming/text.sse",
 )
 DATA_NOT_OBJECT = rule(
@@ -93,8 +94,9 @@ DATA_NOT_OBJECT = rule(
              "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
              "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
-             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
-    clients=("openai-python", "openai-node", "codex", "langchain"),
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/provider-utils/src/parse-json-event-stream.ts (each event JSON-parsed and validated; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "langchain", "vercel-ai"),
     good="conforming/text.sse",
 )
 EVENT_MISMATCH = rule(
@@ -124,8 +126,9 @@ AFTER_TERMINAL = rule(
         "finished response.",
     sources=("OpenAI Responses streaming reference",
              "codex PR #9170",
-             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)"),
-    clients=("openai-node", "codex"),
+             "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
+             "vercel-ai packages/openai/src/responses/openai-responses-language-model.ts (doStream) and packages/ai/src/generate-text/stream-text.ts ('text part … not found'; measured, tests/test_real_clients.py)"),
+    clients=("openai-node", "codex", "vercel-ai"),
     good="conforming/text.sse",
 )
 DONE_SENT = rule(
@@ -209,8 +212,9 @@ KEEPALIVE_AS_DATA = rule(
              "openai-python src/openai/_streaming.py (SSEDecoder, Stream.__stream__)",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
              "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
-             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
-    clients=("openai-python", "openai-node", "openai-agents", "langchain"),
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/provider-utils/src/parse-json-event-stream.ts (each event JSON-parsed and validated; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "openai-agents", "langchain", "vercel-ai"),
     good="conforming/text.sse",
 )
 NUL_BYTES = rule(

@@ -51,7 +51,8 @@ ITEM_ID_MISSING = rule(
     summary="Flags an added output item without an `id`.",
     why="Every later event names its item by item_id; without an id nothing can be paired, and id-pairing clients "
         "(codex, openai-node) lose the item.",
-    sources=("OpenAI OpenAPI 2.3.0 OutputItem", "openai-node src/internal/responses/response-accumulator.ts"),
-    clients=("openai-node",),
+    sources=("OpenAI OpenAPI 2.3.0 OutputItem", "openai-node src/internal/responses/response-accumulator.ts",
+             "vercel-ai packages/openai/src/responses/openai-responses-api.ts (openaiResponsesChunkSchema: the field is required; measured, tests/test_real_clients.py)"),
+    clients=("openai-node", "vercel-ai"),
     good="conforming/text.sse",
 )

@@ -13,8 +13,9 @@ OUTPUT_INDEX_MISSING = rule(
     summary="Flags item-scoped events without `output_index`.",
     why="openai-python and openai-node index their snapshot by output_index: openai-python 3.57 raises "
         "\"Duplicate response output index None.\" on a second item, and fails on text deltas it cannot place.",
-    sources=(OPENAPI, PY, NODE),
-    clients=("openai-python", "openai-node"),
+    sources=(OPENAPI, PY, NODE,
+             "vercel-ai packages/openai/src/responses/openai-responses-api.ts (openaiResponsesChunkSchema: the field is required; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "vercel-ai"),
     good="conforming/reasoning-function-call.sse",
 )
 OUTPUT_INDEX_NOT_APPENDED = rule(
@@ -47,8 +48,9 @@ UNKNOWN_ITEM = rule(
     summary="Flags an item-scoped event whose item_id/output_index names no added item.",
     why="openai-python raises \"Received a content event for output index N before receiving its output "
         "item\"; openai-node fails \"expected item_id\".",
-    sources=(PY, NODE),
-    clients=("openai-python", "openai-node"),
+    sources=(PY, NODE,
+             "vercel-ai packages/openai/src/responses/openai-responses-language-model.ts (doStream) and packages/ai/src/generate-text/stream-text.ts ('text part … not found'; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "vercel-ai"),
     good="conforming/text.sse",
 )
 ITEM_ID_MISMATCH = rule(
@@ -71,8 +73,10 @@ AFTER_ITEM_DONE = rule(
     summary="Flags an event for an item that is already done.",
     why="The done item is final (codex records it at output_item.done); later deltas are lost for some clients "
         "and applied for others.",
-    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs"),
+    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs",
+             "vercel-ai packages/openai/src/responses/openai-responses-language-model.ts (doStream) and packages/ai/src/generate-text/stream-text.ts ('text part … not found'; measured, tests/test_real_clients.py)"),
     good="conforming/text.sse",
+    clients=("vercel-ai",),
 )
 DONE_IDENTITY = rule(
     "ITM007", "done-identity-changed", "error",
@@ -102,8 +106,9 @@ DUPLICATE_DONE = rule(
     "second output_item.done for item {item!r}",
     summary="Flags an item completed twice.",
     why="codex appends every done item to the turn, so the item appears twice in history.",
-    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs"),
-    clients=("codex",),
+    sources=(OPENAPI, "codex codex-rs/codex-api/src/sse/responses.rs",
+             "vercel-ai packages/openai/src/responses/openai-responses-language-model.ts (doStream) and packages/ai/src/generate-text/stream-text.ts ('text part … not found'; measured, tests/test_real_clients.py)"),
+    clients=("codex", "vercel-ai"),
     good="conforming/text.sse",
 )
 FAMILY_MISMATCH = rule(
@@ -112,8 +117,9 @@ FAMILY_MISMATCH = rule(
     summary="Flags text, refusal, reasoning or argument events aimed at an item of the wrong type.",
     why="Text and refusal events belong to messages, arguments to function calls, reasoning text and summaries to "
         "reasoning items; openai-python asserts on the part type and others drop the delta.",
-    sources=(OPENAPI, PY, "openai-node src/internal/responses/response-accumulator.ts"),
-    clients=("openai-python", "openai-node"),
+    sources=(OPENAPI, PY, "openai-node src/internal/responses/response-accumulator.ts",
+             "vercel-ai packages/openai/src/responses/openai-responses-language-model.ts (doStream) and packages/ai/src/generate-text/stream-text.ts ('text part … not found'; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "vercel-ai"),
     good="conforming/reasoning-text.sse",
 )
 INTERLEAVED = rule(

@@ -150,8 +150,9 @@ ERROR_EVENT = rule(
              "openai-node src/lib/responses/ResponseStream.ts (#prepareEvent, #assertComplete, finalResponse)",
              "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
              "captures/real-openai/vercel-openai-error-1.sse",
-             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
-    clients=("openai-python", "openai-node", "openai-agents", "langchain"),
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/openai/src/responses/openai-responses-language-model.ts (an error event is an error part; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "openai-agents", "langchain", "vercel-ai"),
     good="conforming/failed.sse",
 )
 TOP_LEVEL_ERROR = rule(
@@ -165,8 +166,9 @@ TOP_LEVEL_ERROR = rule(
              "llama.cpp PR #18486",
              "openai-node src/core/streaming.ts (the SSE decoder, JSON.parse of each event)",
              "openai-agents-python src/agents/models/openai_responses.py (stream_response over openai-python's Stream)",
-             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
-    clients=("openai-python", "openai-node", "openai-agents", "langchain"),
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/provider-utils/src/parse-json-event-stream.ts (each event JSON-parsed and validated; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "openai-agents", "langchain", "vercel-ai"),
     good="conforming/failed.sse",
 )
 SEQUENCE_MISSING = rule(

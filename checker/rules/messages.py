@@ -58,8 +58,9 @@ START_REPEATED = rule(
     summary="Flags a second `message_start` in one stream.",
     why="One stream carries one message. @anthropic-ai/sdk throws \"Unexpected event order, got message_start "
         "before receiving \\\"message_stop\\\"\"; anthropic-python ignores it and keeps the first message's id.",
-    sources=(SPEC, PY, TS),
-    clients=("anthropic-ts",),
+    sources=(SPEC, PY, TS,
+             "vercel-ai packages/anthropic/src/anthropic-language-model.ts (doStream; measured, tests/test_real_clients.py)"),
+    clients=("anthropic-ts", "vercel-ai"),
     bad=_bad("ANT003", "message-start-repeated"),
     good=TEXT,
 )
@@ -81,8 +82,9 @@ START_CONTENT = rule(
     why="Both SDKs take message_start's message as their snapshot and append each content_block_start to its "
         "content, so blocks sent in message_start shift every later block: a delta for index 0 lands in the "
         "pre-filled block and the final message has extra blocks.",
-    sources=(SPEC, PY, TS),
-    clients=BOTH,
+    sources=(SPEC, PY, TS,
+             "vercel-ai packages/anthropic/src/anthropic-language-model.ts (doStream; measured, tests/test_real_clients.py)"),
+    clients=(*BOTH, "vercel-ai"),
     bad=_bad("ANT005", "message-start-content-not-empty"),
     good=TEXT,
 )
@@ -94,8 +96,9 @@ USAGE_MALFORMED = rule(
     why="Both SDKs copy message_delta's usage.output_tokens into the snapshot's usage, which comes from "
         "message_start: without it anthropic-python fails (AttributeError: 'NoneType' object has no attribute "
         "'output_tokens') and @anthropic-ai/sdk throws a TypeError; billing and context accounting read them.",
-    sources=(SPEC, TYPES, PY, TS),
-    clients=BOTH,
+    sources=(SPEC, TYPES, PY, TS,
+             "vercel-ai packages/anthropic/src/anthropic-api.ts (the chunk schema; measured, tests/test_real_clients.py)"),
+    clients=(*BOTH, "vercel-ai"),
     bad=_bad("ANT006", "message-usage-malformed"),
     good=TEXT,
 )
@@ -133,8 +136,9 @@ DELTA_MISMATCH = rule(
     why="Both SDKs apply a delta only to a block of its type and drop it silently otherwise: the text, "
         "reasoning or tool input it carried is missing from the final message.",
     sources=(SPEC, PY, TS,
-             "claude-code measured: claude -p 2.1.197 over a loopback server (tests/test_real_clients.py; its bundled Messages stream reader)"),
-    clients=(*BOTH, "claude-code"),
+             "claude-code measured: claude -p 2.1.197 over a loopback server (tests/test_real_clients.py; its bundled Messages stream reader)",
+             "vercel-ai packages/anthropic/src/anthropic-language-model.ts (text parts by block index) and packages/ai/src/generate-text/stream-text.ts ('text part … not found'; measured, tests/test_real_clients.py)"),
+    clients=(*BOTH, "claude-code", "vercel-ai"),
     bad=_bad("ANT009", "delta-type-mismatch"),
     good=THINKING_TOOL,
 )
@@ -145,8 +149,9 @@ BEFORE_START = rule(
     why="anthropic-python indexes its snapshot's content by the event's index (IndexError: list index out of "
         "range); @anthropic-ai/sdk finds no block there and drops the delta.",
     sources=(SPEC, PY, TS,
-             "claude-code measured: claude -p 2.1.197 over a loopback server (tests/test_real_clients.py; its bundled Messages stream reader)"),
-    clients=(*BOTH, "claude-code"),
+             "claude-code measured: claude -p 2.1.197 over a loopback server (tests/test_real_clients.py; its bundled Messages stream reader)",
+             "vercel-ai packages/anthropic/src/anthropic-language-model.ts (text parts by block index) and packages/ai/src/generate-text/stream-text.ts ('text part … not found'; measured, tests/test_real_clients.py)"),
+    clients=(*BOTH, "claude-code", "vercel-ai"),
     bad=_bad("ANT010", "block-event-before-start"),
     good=TEXT,
 )
@@ -156,8 +161,9 @@ AFTER_STOP = rule(
     summary="Flags a delta or a second `content_block_stop` for a block that was already stopped.",
     why="A stopped block is final: listeners that took it at content_block_stop (the SDKs' contentBlock "
         "event, UIs, tool dispatch) miss what comes later, while the SDKs' final message still appends it.",
-    sources=(SPEC, PY, TS),
-    clients=(),
+    sources=(SPEC, PY, TS,
+             "vercel-ai packages/anthropic/src/anthropic-language-model.ts (text parts by block index) and packages/ai/src/generate-text/stream-text.ts ('text part … not found'; measured, tests/test_real_clients.py)"),
+    clients=("vercel-ai",),
     bad=_bad("ANT011", "block-event-after-stop"),
     good=TEXT,
 )
@@ -225,8 +231,9 @@ TOOL_INPUT = rule(
         "as a partial object, so both SDKs return a tool input with fields missing; @anthropic-ai/sdk parses "
         "it when `input` is read.",
     sources=(SPEC, PY, "anthropic-sdk-typescript src/internal/message-stream-utils.ts (withLazyInput)",
-             "langchain-anthropic langchain_anthropic/chat_models.py (ChatAnthropic.stream over anthropic-python's Stream; measured, tests/test_real_clients.py)"),
-    clients=(*BOTH, "langchain"),
+             "langchain-anthropic langchain_anthropic/chat_models.py (ChatAnthropic.stream over anthropic-python's Stream; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/ai/src/generate-text/parse-tool-call.ts (AI_InvalidToolInputError; measured, tests/test_real_clients.py)"),
+    clients=(*BOTH, "langchain", "vercel-ai"),
     bad=_bad("ANT017", "tool-input-not-json"),
     good=THINKING_TOOL,
 )
@@ -299,8 +306,9 @@ ERROR_EVENT = rule(
         "an APIError): the answer is lost. It is legal, but a probe or CI run should see it.",
     sources=(SPEC, PY_SSE, TS_SSE,
              "langchain-anthropic langchain_anthropic/chat_models.py (ChatAnthropic.stream over anthropic-python's Stream; measured, tests/test_real_clients.py)",
-             "claude-code measured: claude -p 2.1.197 over a loopback server (tests/test_real_clients.py; its bundled Messages stream reader)"),
-    clients=(*BOTH, "langchain", "claude-code"),
+             "claude-code measured: claude -p 2.1.197 over a loopback server (tests/test_real_clients.py; its bundled Messages stream reader)",
+             "vercel-ai packages/anthropic/src/anthropic-language-model.ts (doStream; measured, tests/test_real_clients.py)"),
+    clients=(*BOTH, "langchain", "claude-code", "vercel-ai"),
     bad=_bad("ANT023", "message-error-event"),
     good=TEXT,
 )
@@ -333,9 +341,11 @@ UNKNOWN_EVENT = rule(
             "error).",
     why="Anthropic's versioning policy lets new event types appear and asks clients to ignore the unknown "
         "ones, which both SDKs do; a server's own event is worth knowing about, not an error.",
-    sources=(SPEC, PY, TS),
+    sources=(SPEC, PY, TS,
+             "vercel-ai packages/anthropic/src/anthropic-api.ts (the chunk schema; measured, tests/test_real_clients.py)"),
     bad=_bad("ANT025", "unknown-message-event"),
     good=TEXT,
+    clients=("vercel-ai",),
 )
 STOP_REASON_REPEATED = rule(
     "ANT027", "stop-reason-repeated", "warning",

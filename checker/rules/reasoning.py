@@ -10,8 +10,9 @@ SUMMARY_DELTA_WITHOUT_PART = rule(
     summary="Flags reasoning summary text without its summary part.",
     why="openai-node appends to a summary part that does not exist and fails; Ollama and LiteLLM (#32777) omit "
         "reasoning_summary_part.added.",
-    sources=(OPENAPI, "openai-node response-accumulator.ts", "LiteLLM #32777"),
-    clients=("openai-node",),
+    sources=(OPENAPI, "openai-node response-accumulator.ts", "LiteLLM #32777",
+             "vercel-ai packages/openai/src/responses/openai-responses-language-model.ts (doStream) and packages/ai/src/generate-text/stream-text.ts ('text part … not found'; measured, tests/test_real_clients.py)"),
+    clients=("openai-node", "vercel-ai"),
     good="conforming/reasoning-summary.sse",
 )
 SUMMARY_INDEX_NOT_APPENDED = rule(

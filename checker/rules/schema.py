@@ -16,8 +16,10 @@ EVENT_SCHEMA = rule(
     summary="Flags an event field that violates the event's JSON Schema.",
     why="Typed clients (openai-python's pydantic models, openai-node's types, codex's serde structs) read these "
         "fields; a missing or mistyped one fails deserialisation or surfaces as undefined.",
-    sources=(OPENAPI, "Open Responses specification"),
+    sources=(OPENAPI, "Open Responses specification",
+             "vercel-ai packages/openai/src/responses/openai-responses-api.ts (openaiResponsesChunkSchema: the field is required; measured, tests/test_real_clients.py)"),
     good="conforming/text.sse",
+    clients=("vercel-ai",),
 )
 RESPONSE_SCHEMA = rule(
     "SCH002", "response-object-violation", "warning",
@@ -26,8 +28,10 @@ RESPONSE_SCHEMA = rule(
     why="Typed clients read model, status, output and usage from these objects. No client's final result "
         "changes with it: openai-python constructs them unchecked, openai-node 7.59 and the Agents SDK pass the "
         "terminal's response through as sent, so the matrix names none.",
-    sources=(OPENAPI, "openai-node response-accumulator.ts"),
+    sources=(OPENAPI, "openai-node response-accumulator.ts",
+             "vercel-ai packages/openai/src/responses/openai-responses-api.ts (openaiResponsesChunkSchema: the field is required; measured, tests/test_real_clients.py)"),
     good="conforming/text.sse",
+    clients=("vercel-ai",),
 )
 ITEM_SCHEMA = rule(
     "SCH003", "item-schema-violation", "warning",
@@ -37,8 +41,9 @@ ITEM_SCHEMA = rule(
         "one (codex deserialises each done item).",
     sources=(OPENAPI,
              "codex codex-rs/codex-api/src/sse/responses.rs",
-             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)"),
-    clients=("codex", "openai-agents"),
+             "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
+             "vercel-ai packages/openai/src/responses/openai-responses-api.ts (openaiResponsesChunkSchema: the field is required; measured, tests/test_real_clients.py)"),
+    clients=("codex", "openai-agents", "vercel-ai"),
     good="conforming/reasoning-function-call.sse",
 )
 PART_SCHEMA = rule(
@@ -80,8 +85,9 @@ MISSING_TYPE = rule(
     why="Clients dispatch on `type`; codex drops events without one, the SDKs fail to parse them.",
     sources=(OPENAPI,
              "codex codex-rs/codex-api/src/sse/responses.rs",
-             "openai-node src/internal/responses/response-accumulator.ts"),
-    clients=("openai-node", "codex"),
+             "openai-node src/internal/responses/response-accumulator.ts",
+             "vercel-ai packages/provider-utils/src/parse-json-event-stream.ts (each event JSON-parsed and validated; measured, tests/test_real_clients.py)"),
+    clients=("openai-node", "codex", "vercel-ai"),
     good="conforming/text.sse",
 )
 LOGPROBS_MISSING = rule(
@@ -117,7 +123,8 @@ WRONG_API = rule(
              "codex codex-rs/codex-api/src/sse/responses.rs (process_sse)",
              "openai-agents-python src/agents/run_internal/run_loop.py (the turn from response.completed)",
              "openresponses src/lib/compliance-tests.ts, src/lib/sse-parser.ts (the compliance suite)",
-             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)"),
-    clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses", "langchain"),
+             "langchain-openai langchain_openai/chat_models/base.py (ChatOpenAI.stream over openai-python's Stream; measured, tests/test_real_clients.py)",
+             "vercel-ai packages/openai/src/responses/openai-responses-language-model.ts (isOpenAIChatCompletionChunk: a Chat Completions chunk is an AI_APICallError; measured, tests/test_real_clients.py)"),
+    clients=("openai-python", "openai-node", "codex", "openai-agents", "open-responses", "langchain", "vercel-ai"),
     good="conforming/text.sse",
 )

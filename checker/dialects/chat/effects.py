@@ -18,12 +18,15 @@ Every verdict here is checked against the real SDKs on every capture of captures
 from __future__ import annotations
 
 from checker.dialects.base import (
+    add_column,
     ClientEffects, Condition, Effect, EndEffect, Verdict, nothing_streamed, on_field,
 )
+from checker.dialects.chat import vercel_effects
 from checker.dialects.chat.vocabulary import FINISH_PREFIX
 from checker.findings import Finding
+from checker.rules import RULES
 
-CLIENTS = ("openai-python", "openai-node", "openai-agents", "langchain")
+CLIENTS = ("openai-python", "openai-node", "openai-agents", "vercel-ai", "langchain")
 _PY_LENGTH = ("get_final_completion() raises LengthFinishReasonError: Could not parse response content as the "
               "length limit was reached")
 _PY_FILTER = ("get_final_completion() raises ContentFilterFinishReasonError: Could not parse response content as "
@@ -324,6 +327,11 @@ AT_END: dict[str, tuple[EndEffect, ...]] = {
                   "openai-python src/openai/lib/_parsing/_completions.py (parse_chat_completion)"),
     ),
 }
+
+
+# The Vercel AI SDK's column: its rows and its end (checker/dialects/chat/vercel_effects.py).
+add_column(BY_RULE, vercel_effects.BY_RULE, lambda code: RULES[code].clients)
+AT_END[vercel_effects.VAI] = vercel_effects.AT_END
 
 
 def effects() -> ClientEffects:

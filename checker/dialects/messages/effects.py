@@ -21,12 +21,14 @@ tests/test_messages_oracles.py (a loopback server serves the capture; the SDK's 
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, Condition, Effect, EndEffect, Linted, Verdict, details, on_field
+from checker.dialects.base import ClientEffects, add_column, Condition, Effect, EndEffect, Linted, Verdict, details, on_field
+from checker.dialects.messages import vercel_effects
 from checker.findings import Finding
+from checker.rules import RULES
 
 PY, TS = "anthropic-python", "anthropic-ts"
-LC, CC = "langchain", "claude-code"
-CLIENTS = (PY, TS, CC, LC)
+LC, CC, VAI = "langchain", "claude-code", "vercel-ai"
+CLIENTS = (PY, TS, CC, VAI, LC)
 
 _TS_NO_MESSAGE = "AnthropicError: stream ended without producing a Message with role=assistant"
 _TS_NO_CHUNKS = "AnthropicError: request ended without sending any chunks"
@@ -252,7 +254,7 @@ CHECK_ORDER = ("HTP", "SSE", "SCH", "ANT")
 
 # What a client's call does once the message is read through, whatever the findings say (the client's contract,
 # not a defect of the stream).
-END_EFFECTS = {
+END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
     CC: (EndEffect(Verdict.BREAKS, "the result is_error: 'API Error: Claude Code is unable to respond to this "
                                    "request, which appears to violate our Usage Policy …' (the message ends with "
                                    "stop_reason refusal, as a conforming stream may)",
@@ -260,6 +262,11 @@ END_EFFECTS = {
                    "claude-code measured: claude -p 2.1.197 on captures/messages/structured/cases/refusal.sse "
                    "(tests/test_real_clients.py)"),),
 }
+
+
+# The Vercel AI SDK's column: its rows and its end (checker/dialects/messages/vercel_effects.py).
+add_column(EFFECTS, vercel_effects.EFFECTS, lambda code: RULES[code].clients)
+END_EFFECTS[VAI] = vercel_effects.AT_END
 
 
 def effects() -> ClientEffects:

@@ -25,12 +25,15 @@ Where the facts come from
 from __future__ import annotations
 
 from checker.dialects.base import (
+    add_column,
     ClientEffects, Condition, Effect, EndEffect, ItemSummary, Linted, Verdict, details, nothing_streamed,
 )
+from checker.dialects.responses import vercel_effects
 from checker.dialects.responses.vocabulary import (
     COMPLETED, FAILED, INCOMPLETE, NORMAL_END, OUTPUT_ITEM_DONE, TERMINAL_TYPES,
 )
 from checker.findings import Finding
+from checker.rules import RULES
 
 
 def _breaks(symptom: str, when: Condition | None = None) -> Effect:
@@ -709,6 +712,11 @@ END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
 }
 
 
+# The Vercel AI SDK's column: its rows and its ends (checker/dialects/responses/vercel_effects.py).
+add_column(EFFECTS, vercel_effects.EFFECTS, lambda code: RULES[code].clients)
+END_EFFECTS[vercel_effects.VAI] = vercel_effects.END_EFFECTS
+
+
 # Within one event, the order in which the clients check it: the framing and the JSON first, then whether the
 # event type is known (openai-node's sanitizeResponseEvent), the lifecycle (response.created first), the item the
 # event names (openai-python's _get_output_item, openai-node's getOutput/validateOutputItemIdentity), and only then
@@ -717,7 +725,8 @@ END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
 CHECK_ORDER = ("HTP", "SSE", "SCH", "LIF", "ITM", "IDS", "CNT", "RSN", "FNC", "REC", "RPL")
 
 # The matrix's columns, in this order.
-CLIENTS = ("openai-python", "openai-node", "codex", "openai-agents", "langchain", "positional", "open-responses")
+CLIENTS = ("openai-python", "openai-node", "codex", "openai-agents", "vercel-ai", "langchain", "positional",
+           "open-responses")
 
 CLIENT_EFFECTS = ClientEffects(clients=CLIENTS, by_rule=EFFECTS, at_end=END_EFFECTS, normal_end=NORMAL_END,
                                proven=("openai-python", "openai-node"),

@@ -130,6 +130,7 @@ def _done_unannounced(tracker: ItemTracker, raw: dict[str, Any], item_id: str | 
     call_id = raw.get("call_id") if isinstance(raw.get("call_id"), str) else None
     item = Item(id=item_id, type=itype, output_index=index if type(index) is int else None, added_at=None,
                 call_id=call_id, name=raw.get("name") if isinstance(raw.get("name"), str) else None,
+                execution=raw.get("execution") if isinstance(raw.get("execution"), str) else None,
                 done=True, announced=False)
     item.done_status = raw.get("status") if isinstance(raw.get("status"), str) else None
     out.extend(item_forms.id_findings(raw, pos))

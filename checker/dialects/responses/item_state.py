@@ -36,6 +36,7 @@ class Item:
     added_at: int | None
     call_id: str | None = None
     name: str | None = None
+    execution: str | None = None  # a tool call's `execution` ("client": the caller runs it)
     done: bool = False
     content: list[Part] = field(default_factory=list)
     summary: list[Part] = field(default_factory=list)

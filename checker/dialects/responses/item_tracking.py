@@ -50,7 +50,8 @@ class ItemTracker:
         call_id = raw.get("call_id") if isinstance(raw.get("call_id"), str) else None
         item = Item(id=item_id, type=itype, output_index=index if type(index) is int else None,
                     added_at=pos.event_index, call_id=call_id,
-                    name=raw.get("name") if isinstance(raw.get("name"), str) else None)
+                    name=raw.get("name") if isinstance(raw.get("name"), str) else None,
+                    execution=raw.get("execution") if isinstance(raw.get("execution"), str) else None)
         item.tool = hosted.start(itype, raw, item.label, keep_texts=self.keep_texts)
         self._added_place(item, pos, out)
         self._added_ids(item, pos, out)

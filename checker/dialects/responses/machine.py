@@ -153,7 +153,8 @@ class ResponsesMachine:
             terminal=st.terminal_type, terminals=tuple(st.terminals), response_id=st.response_id,
             truncated=st.truncated,
             items=tuple(ItemSummary(it.id, it.type, it.output_index, it.done, it.added_at,
-                                    tuple(part.type or "" for part in it.content)) for it in self.items),
+                                    tuple(part.type or "" for part in it.content), it.execution)
+                  for it in self.items),
             texts=self.item_texts() if self.keep_texts else None,
         )
 
