@@ -92,8 +92,13 @@ def load_json_sidecar(path: str | os.PathLike[str], option: str | None = None) -
 
 
 def request_for(capture: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The request body recorded next to a capture, if any."""
-    return capture_sidecars(capture)[0]
+    """The request body recorded next to a capture, if any: ``X.request.json``, else the ``request`` of
+    ``X.meta.json`` (read only then: a capture with its own request does not need its meta sidecar)."""
+    request = _optional_sidecar(capture, "request")
+    if request is not _ABSENT:
+        return request if isinstance(request, dict) else None
+    meta = _optional_sidecar(capture, "meta")
+    return meta["request"] if isinstance(meta, dict) and isinstance(meta.get("request"), dict) else None
 
 
 def meta_for(capture: str | os.PathLike[str]) -> Any:

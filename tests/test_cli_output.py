@@ -193,13 +193,14 @@ def test_a_finding_names_only_the_clients_its_matrix_says_it_breaks() -> None:
     # recording the matrix says ok for both (and the real clients return the completion).
     chat = Path("captures") / "cassettes" / "openllmetry" / "azure-openai-chat_streaming-0.sse"
     proc = lint(str(chat), "--clients", columns=120)
-    assert "CHT002 warning" in proc.stdout and "breaks:" not in proc.stdout
+    # (the vendors' own shape, at info, is grouped as a known deviation: tests/test_severity_policy.py)
+    assert re.search(r"×26 CHT002 +what api\.openai\.com", proc.stdout) and "breaks:" not in proc.stdout
     assert re.search(r"^  openai-python +ok$", proc.stdout, re.M)
     # where a finding does break a client, the line says so, and the matrix row says breaks
     broken = lint(str(LLAMA / "reasoning_one_call.sse"), "--clients", columns=200)
     lines = broken.stdout.splitlines()
     itm001 = next(i for i, line in enumerate(lines) if line.startswith("  ITM001 error"))
-    assert lines[itm001 + 1].strip() == "event response.output_item.added · breaks: openai-python, openai-node"
+    assert lines[itm001 + 1].strip() == "event response.output_item.added · breaks: openai-python, openai-node, vercel-ai"
     assert re.search(r"^  openai-python +breaks +ITM001", broken.stdout, re.M)
     named = {c for line in lines for c in re.findall(r"breaks: ([\w, -]+)", line) for c in c.split(", ")}
     rows = {m.group(1): m.group(2) for m in re.finditer(r"^  ([\w-]+) +(ok|breaks|degraded)\b", broken.stdout, re.M)}

@@ -82,7 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--oracle", metavar="CLIENTS",
         help="also run real clients on each capture and show each outcome beside the prediction, agreeing or "
              "not (implies --clients): 'all' (every real client installed here) or names with commas, such as "
-             "openai-python,codex (docs/clients.md lists them and how to install each)",
+             "openai-python,codex",
     )
     parser.add_argument(
         "--jobs", "-j", type=positive_count, default=None, metavar="N",

@@ -466,6 +466,19 @@ class Dialect:
         return self.api_name or f"the {self.title} API"
 
 
+def rule_clients(code: str) -> tuple[str, ...]:
+    """The clients rule ``code`` names (its Rule.clients), from the families loaded so far; the whole registry
+    only for a code of a family no module has loaded (a lint loads the families its dialect raises, no more)."""
+    from checker.rules import registry
+
+    found = registry.RULES.get(code)
+    if found is None:
+        from checker.rules import get
+
+        found = get(code)
+    return found.clients
+
+
 def add_column(by_rule: dict[str, dict[str, tuple[Effect, ...]]], rows: Mapping[str, Mapping[str, tuple[Effect, ...]]],
                named: Callable[[str], tuple[str, ...]]) -> None:
     """Merge one client's rows (a table of its own module) into a dialect's ``by_rule``. A rule that had no row

@@ -48,7 +48,7 @@ def test_a_rule_that_can_break_a_client_is_not_said_to_when_it_does_not_here() -
     path = CAPTURES / "cassettes" / "openllmetry" / "azure-openai-chat_streaming-0.sse"
     result = lint_bytes(path.read_bytes())
     schema = [f for f in result.findings if f.code == "CHT002"]
-    assert schema and all("openai-python" in f.clients for f in schema)
+    assert schema and not any(f.clients for f in schema)  # the engine names only the clients touched here
     assert not any(affected(f, result) for f in schema)
     assert set(matrix(result).verdicts().values()) == {"ok"}
     assert affected(schema[0], result).words() == ""

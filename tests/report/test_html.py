@@ -221,14 +221,17 @@ def test_html_without_output_goes_to_stdout() -> None:
 
 
 def test_client_matrix_shows_verdicts_symptoms_and_real_outcomes() -> None:
-    from types import SimpleNamespace
-
+    from checker.compat import Verdict
+    from checker.oracles.agreement import Agreement, Comparison
+    from checker.oracles.protocol import Outcome
     from checker.report.html import render_section
 
     result = lint_bytes(LLAMA.read_bytes(), trace=True)
     options = ReportOptions(command="lint", profile="openai", fail_on=Severity.WARNING)
-    options.oracles = {"x.sse": {"openai-python": SimpleNamespace(
-        version="3.57.0", summary="raises RuntimeError: Duplicate response output index None.")}}
+    outcome = Outcome(client="openai-python", version="3.57.0",
+                      raised="RuntimeError: Duplicate response output index None.")
+    options.oracles = {"x.sse": {"openai-python": Comparison("openai-python", Verdict.BREAKS, outcome,
+                                                             Agreement.AGREES, outcome.summary)}}
     section = render_section("cap-0", "x.sse", result, options, True)
     table = re.search(r'<table class="clients">.*?</table>', section, re.S).group(0)
     rows = dict(re.findall(r'<td class="client"[^>]*>([^<]+)</td><td><span class="verdict [^"]+">(\w+)</span>', table))

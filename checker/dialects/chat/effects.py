@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from checker.dialects.base import (
     add_column,
+    rule_clients,
     ClientEffects, Condition, Effect, EndEffect, Verdict, nothing_streamed, on_field,
 )
 from checker.dialects.chat import vercel_effects
 from checker.dialects.chat.vocabulary import FINISH_PREFIX
 from checker.findings import Finding
-from checker.rules import RULES
 
 CLIENTS = ("openai-python", "openai-node", "openai-agents", "vercel-ai", "langchain")
 _PY_LENGTH = ("get_final_completion() raises LengthFinishReasonError: Could not parse response content as the "
@@ -330,7 +330,7 @@ AT_END: dict[str, tuple[EndEffect, ...]] = {
 
 
 # The Vercel AI SDK's column: its rows and its end (checker/dialects/chat/vercel_effects.py).
-add_column(BY_RULE, vercel_effects.BY_RULE, lambda code: RULES[code].clients)
+add_column(BY_RULE, vercel_effects.BY_RULE, rule_clients)
 AT_END[vercel_effects.VAI] = vercel_effects.AT_END
 
 

@@ -21,10 +21,9 @@ tests/test_messages_oracles.py (a loopback server serves the capture; the SDK's 
 
 from __future__ import annotations
 
-from checker.dialects.base import ClientEffects, add_column, Condition, Effect, EndEffect, Linted, Verdict, details, on_field
+from checker.dialects.base import ClientEffects, add_column, rule_clients, Condition, Effect, EndEffect, Linted, Verdict, details, on_field
 from checker.dialects.messages import vercel_effects
 from checker.findings import Finding
-from checker.rules import RULES
 
 PY, TS = "anthropic-python", "anthropic-ts"
 LC, CC, VAI = "langchain", "claude-code", "vercel-ai"
@@ -265,7 +264,7 @@ END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
 
 
 # The Vercel AI SDK's column: its rows and its end (checker/dialects/messages/vercel_effects.py).
-add_column(EFFECTS, vercel_effects.EFFECTS, lambda code: RULES[code].clients)
+add_column(EFFECTS, vercel_effects.EFFECTS, rule_clients)
 END_EFFECTS[VAI] = vercel_effects.AT_END
 
 

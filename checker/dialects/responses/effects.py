@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from checker.dialects.base import (
     add_column,
+    rule_clients,
     ClientEffects, Condition, Effect, EndEffect, ItemSummary, Linted, Verdict, details, nothing_streamed,
 )
 from checker.dialects.responses import vercel_effects
@@ -33,7 +34,6 @@ from checker.dialects.responses.vocabulary import (
     COMPLETED, FAILED, INCOMPLETE, NORMAL_END, OUTPUT_ITEM_DONE, TERMINAL_TYPES,
 )
 from checker.findings import Finding
-from checker.rules import RULES
 
 
 def _breaks(symptom: str, when: Condition | None = None) -> Effect:
@@ -713,7 +713,7 @@ END_EFFECTS: dict[str, tuple[EndEffect, ...]] = {
 
 
 # The Vercel AI SDK's column: its rows and its ends (checker/dialects/responses/vercel_effects.py).
-add_column(EFFECTS, vercel_effects.EFFECTS, lambda code: RULES[code].clients)
+add_column(EFFECTS, vercel_effects.EFFECTS, rule_clients)
 END_EFFECTS[vercel_effects.VAI] = vercel_effects.END_EFFECTS
 
 

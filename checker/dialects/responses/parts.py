@@ -98,7 +98,9 @@ def _locate_part(etype: str, scope: Scope, item: Item, parts: list[Part], index:
             out.append(rules.after_done.finding(pos, type=etype, index=index, item=item.label))
             return None
         out.append(rules.before_part.finding(pos, type=etype, item=item.label, index=index,
-                                             details={"type": etype, "item": item.label, "index": index}))
+                                             # FindingDetails' index is an int: an event without one has none
+                                             details={"type": etype, "item": item.label,
+                                                      **({"index": index} if index is not None else {})}))
         part = Part(index=index if index is not None else len(parts), type=scope.part_type,
                     text=TextAccumulator(), implicit=True)
         parts.append(part)
