@@ -238,3 +238,18 @@ def test_a_refusal_is_right_for_a_policy_bound_only_when_the_error_names_it() ->
     assert codes(meta(small), error("integer below minimum value for 'max_output_tokens'")) == ["HTP021"]
     # the same request refused for something else: the bound is OpenAI's policy, not the reason here
     assert codes(meta(small), error("The model 'm' does not exist", "model")) == ["HTP001"]
+
+
+def test_a_refused_content_part_is_the_feature() -> None:
+    """An image in a message, to a model without image input: vLLM answers 400 "tiny-qwen3-scripted is not a
+    multimodal model" (captures/vllm/image_input.answer), which names the part by its kind of input."""
+    image = {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}
+    request = {**VALID, "input": [{"type": "message", "role": "user",
+                                   "content": [{"type": "input_text", "text": "What is it?"}, image]}]}
+    assert refused_feature(RESPONSES, request, {"message": "m is not a multimodal model"}) == \
+        "content part type 'input_image'"
+    assert refused_feature(RESPONSES, request, {"message": "input_image parts are not supported"}) == \
+        "content part type 'input_image'"
+    text_only = {**VALID, "input": [{"type": "message", "role": "user", "content": [{"type": "input_text",
+                                                                                       "text": "Hi"}]}]}
+    assert refused_feature(RESPONSES, text_only, {"message": "m is not a multimodal model"}) is None
