@@ -133,12 +133,18 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
              _degrades("content.at({index}) finds no block: the {type} is dropped"),),
     },
     "ANT017": {
+        # A cut JSON string (kind cut-string): measured, anthropic-python 2.15.0 raises at its first delta (jiter's
+        # partial mode completes a cut object or array, never a top-level string: "EOF while parsing a string")
+        # and @anthropic-ai/sdk 1.15.0 raises "Unexpected end of JSON input"; LangChain and Claude Code return.
         PY: (_breaks("ValueError: Unable to parse tool parameter JSON from model. … Error: {error}",
                      when=_detail_is("kind", "invalid")),
+             _breaks("ValueError: Unable to parse tool parameter JSON from model. … Error: EOF while parsing a "
+                     "string", when=_detail_is("kind", "cut-string")),
              _degrades("the tool input is the partial parse of the text ({error})", when=_detail_is("kind", "cut")),
              _degrades("the tool input is not an object", when=_detail_is("kind", "not-object"))),
         TS: (_breaks("AnthropicError: {error} (JSON.parse, when `input` is read)",
                      when=_detail_is("kind", "invalid", "trailing")),
+             _breaks("AnthropicError: Unexpected end of JSON input", when=_detail_is("kind", "cut-string")),
              _degrades("the tool input is the partial parse of the text ({error})", when=_detail_is("kind", "cut")),
              _degrades("the tool input is not an object", when=_detail_is("kind", "not-object"))),
         # ChatAnthropic parses tool input with a partial-JSON parser: a cut input is repaired, text it cannot
