@@ -64,6 +64,21 @@ def test_each_whole_stream_declares_its_matrix(path: Path) -> None:
 
 # --- every registered real client, on the exchanges as saved ----------------------------------------------------
 
+
+def real_disagreement(verdict: object, outcome: object, result: object) -> str | None:
+    """checker.oracles.disagreement, with what tests/test_real_clients.py also counts as breaking: a client that
+    surfaced an error instead of raising (LangChain's invalid tool calls, the Vercel AI SDK's error parts, an
+    Agents SDK tool whose arguments did not parse) gives its user no usable answer either."""
+    from checker.compat import Verdict
+    from checker.oracles import Outcome, disagreement
+
+    assert isinstance(verdict, Verdict) and isinstance(outcome, Outcome)
+    if outcome.raised is None and outcome.errors:
+        if verdict is Verdict.BREAKS:
+            return None
+        return f"predicted {verdict}, but {outcome.client} surfaced {outcome.errors[:2]}"
+    return disagreement(verdict, outcome, result)  # type: ignore[arg-type]
+
 # (client, capture) -> why the prediction and the real client differ, found by this test: a strict xfail.
 DISAGREE: dict[tuple[str, str], str] = {}
 
@@ -108,7 +123,7 @@ def test_every_real_client_does_what_the_matrix_predicts_on_the_saved_exchange(
     """Each real client over loopback HTTP, answered with the exchange as it was saved."""
     import os
 
-    from checker.oracles import Outcome, disagreement
+    from checker.oracles import Outcome
 
     if (client, path) not in outcomes:
         if os.environ.get("CI"):
@@ -118,4 +133,4 @@ def test_every_real_client_does_what_the_matrix_predicts_on_the_saved_exchange(
     assert isinstance(outcome, Outcome)
     assert outcome.failure is None, f"{client} could not be run on {rel(path)}: {outcome.failure}"
     result = lint(path)
-    assert disagreement(matrix(result)[client].verdict, outcome, result) is None, outcome.summary
+    assert real_disagreement(matrix(result)[client].verdict, outcome, result) is None, outcome.summary
