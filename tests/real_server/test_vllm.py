@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_real_llama_server import assert_lint_agrees, by_name, run_json
+from test_real_llama_server import assert_lint_agrees, by_name, run
 from test_vllm_captures import real_disagreement
 from vllm_server import PROBE_ARGS, RECORDED
 
@@ -40,14 +40,17 @@ FLOW_FAMILIES = ("INP", "TUR", "STO", "MOD")
 # continuation by previous_response_id get 404 (openai-python raises NotFoundError). One of a stream: the forced
 # Messages tool's input is a cut JSON string (ANT017), on which both Anthropic SDKs raise.
 ERRORS = {"STO002", "STO012", "ANT017"}
+PROBE_TIMEOUT_S = 1800
 
 
 @pytest.fixture(scope="module")
 def probed(vllm: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], Path]:
     """One full probe of the live server, saved: what the tests below read."""
     saved = tmp_path_factory.mktemp("vllm") / "saved"
-    code, report = run_json("probe", vllm.url, *PROBE_ARGS, "--save", str(saved))
-    return code, report, saved
+    # 58 scenarios, some of 200 grammar-bound tokens: two to three minutes on idle cores, eight on busy ones.
+    proc = run("probe", vllm.url, *PROBE_ARGS, "--save", str(saved), "--format", "json", timeout=PROBE_TIMEOUT_S)
+    assert proc.stdout.startswith("{"), proc.stdout[:2000] + proc.stderr
+    return proc.returncode, json.loads(proc.stdout), saved
 
 
 def _codes(entry: dict[str, Any]) -> set[str]:
