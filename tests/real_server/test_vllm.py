@@ -72,9 +72,10 @@ def test_the_probe_finds_what_was_recorded_and_its_captures_lint_the_same(
     saved_names = {p.relative_to(saved).as_posix().removesuffix(".sse") for p in saved.rglob("*.sse")}
     assert saved_names == {p.relative_to(RECORDED).as_posix().removesuffix(".sse") for p in RECORDED.rglob("*.sse")}
     assert {e["path"]: _codes(e) for e in flow_only} == {e["path"]: _recorded(e["path"]) for e in flow_only}
-    # All three endpoints and the model list are served.
+    # All three endpoints and the model list are served; Messages streams count as broken by the forced tool's
+    # cut string input (ANT017), on which both Anthropic SDKs raise.
     rows = {row["feature"]: row for row in report["capabilities"]}
-    assert {rows[f]["status"] for f in ("stream.messages", "models")} == {"supported"}
+    assert (rows["models"]["status"], rows["stream.messages"]["status"]) == ("supported", "broken")
     assert any(name.startswith("chat/") for name in by_name(report))
     assert any(name.startswith("messages/") for name in by_name(report))
 
