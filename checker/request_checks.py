@@ -83,6 +83,10 @@ def shown(violations: list[Any]) -> str:
     return "; ".join(lines[:_SHOWN_VIOLATIONS]) + extra
 
 
+# Content parts that are text in every dialect (Responses' input_text/output_text, chat's and Messages' text).
+_TEXT_PARTS = frozenset({"input_text", "output_text", "text", "refusal"})
+
+
 def features(shape: RequestShape, request: Mapping[str, Any]) -> list[Feature]:
     """The optional features a (valid) request uses, most specific first."""
     found: list[Feature] = []
@@ -96,6 +100,13 @@ def features(shape: RequestShape, request: Mapping[str, Any]) -> list[Feature]:
         kind = item.get("type") if isinstance(item, Mapping) else None
         if isinstance(kind, str) and kind != "message":
             found.append(Feature(f"{shape.items} item type {kind!r}", (kind,), True))
+        content = item.get("content") if isinstance(item, Mapping) else None
+        for part in content if isinstance(content, list) else ():
+            part_kind = part.get("type") if isinstance(part, Mapping) else None
+            if isinstance(part_kind, str) and part_kind not in _TEXT_PARTS:
+                # An image, a file or audio in a message: a model without that input refuses it in its own words,
+                # "is not a multimodal model" (vLLM: captures/vllm/image_input.answer).
+                found.append(Feature(f"content part type {part_kind!r}", (part_kind, "multimodal"), True))
     include = request.get("include")
     for value in include if isinstance(include, list) else ():
         if isinstance(value, str):

@@ -53,6 +53,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("test_messages_oracles.py", "oracle"),
     ("test_real_clients.py", "oracle"),
     ("test_oracle_agreement.py", "oracle"),
+    ("test_vllm_captures.py", "oracle"),
     ("test_snapshots.py", "corpus"),
     ("test_corpus.py", "corpus"),
     ("test_native.py", "corpus"),

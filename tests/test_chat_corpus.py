@@ -161,6 +161,33 @@ def test_a_changed_identity_is_reported_once_per_field_with_the_last_value() -> 
     assert finding.details["last_differs"] is False  # the last chunk names the first model again
 
 
+
+def _identity_findings(chunks: list[dict[str, Any]]) -> list[Any]:
+    machine = ChatMachine()
+    found = []
+    for n, chunk in enumerate(chunks):
+        found += machine.handle(chunk, Position(line=n + 1, byte=n, event_index=n))
+    return found + machine.finish(POS)
+
+
+def test_a_system_fingerprint_first_given_on_a_later_chunk_is_no_change() -> None:
+    """vLLM sends system_fingerprint on the last chunk only (captures/vllm/chat): both SDKs' final completions
+    carry that value, so it is no change of identity; a second, different value is one, as is a null after it.
+    The model is kept from the first chunk by openai-python, so a model first given later still is a change."""
+    chunks = list(ChatStreamBuilder(system_fingerprint=None).text(["a", "b", "c"]).chunks())
+    chunks[-1]["system_fingerprint"] = "fp_late"
+    assert _identity_findings(chunks) == []
+    chunks[-2]["system_fingerprint"] = "fp_first"
+    (changed,) = _identity_findings(chunks)
+    assert changed.code == "CHT001"
+    assert (changed.details["before"], changed.details["after"]) == ("fp_first", "fp_late")
+    chunks = list(ChatStreamBuilder().text(["a", "b"]).chunks())
+    chunks[-1]["system_fingerprint"] = None
+    assert [f.code for f in _identity_findings(chunks)] == ["CHT001"]
+    chunks = list(ChatStreamBuilder().text(["a", "b"]).chunks())
+    del chunks[0]["model"]
+    assert [f.details["field"] for f in _identity_findings(chunks)] == ["model"]
+
 def test_usage_totals_are_checked() -> None:
     chunks = list(ChatStreamBuilder().text(["a"]).chunks(usage=True))
     chunks[-1]["usage"]["completion_tokens_details"]["reasoning_tokens"] = 5

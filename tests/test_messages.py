@@ -89,6 +89,22 @@ def test_a_message_cut_by_max_tokens_inside_a_tool_input_announces_it() -> None:
     assert lint(encode(events)).codes() == ["ANT017"]
 
 
+def test_a_tool_input_cut_inside_a_json_string_breaks_both_sdks_even_under_max_tokens() -> None:
+    """vLLM's forced tool under max_tokens (captures/vllm/messages/tool_choice.forced): the input is a JSON string
+    cut short. No partial parse makes an object of it: the real anthropic-python and @anthropic-ai/sdk raise
+    and LangChain lands the call in invalid_tool_calls (tests/test_vllm_captures.py, tests/test_real_clients.py
+    run them on that capture), so it is ANT017 whatever cut it."""
+    from checker.compat import matrix
+
+    events = list(MessagesStreamBuilder(name="cut").tool_use("f", ['"<tool_call>', '<tool_call>'])
+                  .events(stop_reason="max_tokens"))
+    result = lint(encode(events), request={"max_tokens": 1})
+    assert result.codes() == ["ANT017"] and result.findings[0].details["kind"] == "cut-string"
+    cells = matrix(result)
+    assert cells["anthropic-python"].verdict.name == cells["anthropic-ts"].verdict.name == "BREAKS"
+    assert cells["langchain"].verdict.name == "BREAKS" and cells["claude-code"].verdict.name == "OK"
+
+
 def test_several_message_deltas_that_agree_are_only_langchains_concern() -> None:
     events = list(MessagesStreamBuilder(name="two").text(["Hi"]).events())
     second = copy.deepcopy(events[-2])

@@ -154,3 +154,19 @@ def test_the_generator_writes_the_committed_corpus(tmp_path: Path) -> None:
     for path, request, data in written:
         assert path.read_bytes() == data, path
         assert json.loads(path.with_name(f"{path.stem}.request.json").read_text()) == request, path
+
+
+def test_a_completed_event_that_says_status_incomplete_cuts_the_answer() -> None:
+    """vLLM ends a max_output_tokens cut with response.completed whose response says status incomplete
+    (captures/vllm/structured_output.answer): openai-node's parseResponse parses the texts of a completed
+    response only, so the cut text is not judged as a whole answer (FMT006), as under response.incomplete."""
+    request = {"text": {"format": {"type": "json_schema", "name": "n", "schema": SCHEMA, "strict": True}}}
+    stream = ResponsesStream("structured-test").start()
+    stream.message(['{"n": ', '1, "m'])
+    events = stream.completed(usage(5, 2)).events
+    assert codes(_lint(encode(events), request).findings) == ["FMT001"]
+    events[-1]["response"]["status"] = "incomplete"
+    events[-1]["response"]["incomplete_details"] = {"reason": "max_output_tokens"}
+    found = _lint(encode(events), request).findings
+    assert "FMT001" not in codes(found) and "FMT006" in codes(found)
+    assert next(f for f in found if f.code == "FMT006").details["cut"] == "status incomplete"

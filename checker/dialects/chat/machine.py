@@ -174,6 +174,11 @@ class ChatMachine:
             if name in obj:
                 value = obj[name]
                 change = self._changed.get(name)
+                if value is not None and first.get(name) is None and change is None \
+                        and name in vocab.GIVEN_LATER_FIELDS:
+                    first[name] = value  # the first value given: what a later chunk must repeat
+                    self._fast_identity = None
+                    continue
                 if value != first.get(name):
                     if change is None:
                         self._changed[name] = [pos, value, 1, value]

@@ -21,6 +21,12 @@ COMPLETION_SCHEMA = "CreateChatCompletionResponse"
 # Fields every chunk repeats with the first chunk's value (the description: "Each chunk has the same ID",
 # "… the same timestamp"); system_fingerprint likewise names one backend configuration.
 CONSTANT_FIELDS: tuple[str, ...] = ("id", "object", "created", "model", "system_fingerprint")
+# Of those, the fields both SDKs take from the chunks after the first (openai-python's accumulator assigns every
+# chunk's system_fingerprint to its snapshot, openai-node's assignOwnProperties copies every field a chunk
+# carries): a value that first comes on a later chunk, after chunks that carried none or null (vLLM sends it on
+# the last chunk only: captures/vllm), reaches both final completions as it was sent, so it is no change. The
+# others, openai-python keeps from the first chunk.
+GIVEN_LATER_FIELDS: frozenset[str] = frozenset({"system_fingerprint"})
 # How a choice's end is named among a stream's terminals ("finish_reason stop").
 FINISH_PREFIX = "finish_reason "
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})

@@ -134,17 +134,25 @@ EFFECTS: dict[str, dict[str, tuple[Effect, ...]]] = {
              _degrades("content.at({index}) finds no block: the {type} is dropped"),),
     },
     "ANT017": {
+        # A cut JSON string (kind cut-string): measured, anthropic-python 2.15.0 raises at its first delta (jiter's
+        # partial mode completes a cut object or array, never a top-level string: "EOF while parsing a string")
+        # and @anthropic-ai/sdk 1.15.0 raises "Unexpected end of JSON input"; LangChain 1.7 puts the call in
+        # invalid_tool_calls (tests/test_real_clients.py); Claude Code returns.
         PY: (_breaks("ValueError: Unable to parse tool parameter JSON from model. … Error: {error}",
                      when=_detail_is("kind", "invalid")),
+             _breaks("ValueError: Unable to parse tool parameter JSON from model. … Error: EOF while parsing a "
+                     "string", when=_detail_is("kind", "cut-string")),
              _degrades("the tool input is the partial parse of the text ({error})", when=_detail_is("kind", "cut")),
              _degrades("the tool input is not an object", when=_detail_is("kind", "not-object"))),
         TS: (_breaks("AnthropicError: {error} (JSON.parse, when `input` is read)",
                      when=_detail_is("kind", "invalid", "trailing")),
+             _breaks("AnthropicError: Unexpected end of JSON input", when=_detail_is("kind", "cut-string")),
              _degrades("the tool input is the partial parse of the text ({error})", when=_detail_is("kind", "cut")),
              _degrades("the tool input is not an object", when=_detail_is("kind", "not-object"))),
         # ChatAnthropic parses tool input with a partial-JSON parser: a cut input is repaired, text it cannot
         # parse lands in invalid_tool_calls (no tool call to run).
-        LC: (_breaks("the call lands in invalid_tool_calls: {error}", when=_detail_is("kind", "invalid", "trailing")),),
+        LC: (_breaks("the call lands in invalid_tool_calls: {error}",
+                     when=_detail_is("kind", "invalid", "trailing", "cut-string")),),
     },
     # -- the end of the message ---------------------------------------------------------------------------
     "ANT018": {

@@ -407,6 +407,10 @@ class MessagesMachine:
             problem = _json_object_problem(joined)
             if problem:
                 what, error, kind = problem
+                if kind == "cut" and joined.lstrip().startswith('"'):
+                    # A JSON string cut short, not an object: no partial parse makes an input of it, whatever
+                    # cut it (vLLM's forced tool under max_tokens: captures/vllm/messages/tool_choice.forced).
+                    what, kind = "a JSON object (a cut JSON string)", "cut-string"
                 # A cut input is by design when the message was cut (stop_reason max_tokens, not known yet):
                 # held until message_delta says, as a cut function call of a response marked incomplete.
                 if kind == "cut" and self.delta_at is not None and self._first_reason == "max_tokens":

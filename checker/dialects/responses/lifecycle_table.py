@@ -78,6 +78,9 @@ class MachineState:
     events: int = 0
     truncated: bool = False
     reported_first: bool = False
+    # The first terminal's response.status: what openai-node's parseResponse reads to decide whether the text
+    # is a whole answer (a response.completed may carry status incomplete: vLLM's max_output_tokens cut).
+    terminal_status: str | None = None
 
 
 def check_sequence(st: MachineState, event: dict[str, Any], pos: Position, out: list[Finding]) -> None:

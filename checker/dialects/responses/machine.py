@@ -151,7 +151,7 @@ class ResponsesMachine:
         st = self.state
         return StreamSummary(
             terminal=st.terminal_type, terminals=tuple(st.terminals), response_id=st.response_id,
-            truncated=st.truncated,
+            truncated=st.truncated, terminal_status=st.terminal_status,
             items=tuple(ItemSummary(it.id, it.type, it.output_index, it.done, it.added_at,
                                     tuple(part.type or "" for part in it.content), it.execution)
                   for it in self.items),

@@ -23,8 +23,12 @@ def answer_texts(summary: StreamSummary) -> list[Answer] | None:
     text to judge, a failed response has no answer."""
     if summary.terminal not in (COMPLETED, INCOMPLETE):
         return None
-    # An incomplete response was cut (by max_output_tokens, or a content filter): its texts are not whole.
+    # An incomplete response was cut (by max_output_tokens, or a content filter): its texts are not whole. So is
+    # one whose response.completed says status incomplete (vLLM's max_output_tokens cut: captures/vllm):
+    # openai-node's parseResponse parses the texts only of a response whose status is completed.
     cut = INCOMPLETE if summary.terminal == INCOMPLETE else None
+    if summary.terminal == COMPLETED and summary.terminal_status == "incomplete":
+        cut = "status incomplete"
     answers = []
     for item in summary.texts or ():
         if item.get("type") != "message":

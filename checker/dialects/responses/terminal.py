@@ -23,6 +23,8 @@ def check_terminal(etype: str, response: dict[str, Any], pos: Position, out: lis
     """Every check the terminal event ``etype`` carrying ``response`` is subject to."""
     _unfinished_items(etype, response, tracker, pos, out)
     status = response.get("status")
+    if st.terminal_status is None and isinstance(status, str):
+        st.terminal_status = status
     expected = TERMINAL_STATUS[etype]
     if status != expected:
         out.append(lifecycle.STATUS_MISMATCH.finding(pos, type=etype, status=status, expected=expected))
