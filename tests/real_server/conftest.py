@@ -22,6 +22,10 @@ environment ``tools/envs/gpt-oss.txt``, installed on first use and by ``.ci/run`
 token source; ``gpt_oss_stub`` is the same server with the package's own stub model. Where the environment
 cannot be installed they skip with the reason, or fail where the real server is required.
 
+The session fixture ``transformers_serve`` is Hugging Face ``transformers serve`` (transformers_serve.py here; its
+pinned environment ``tools/envs/transformers.txt``) on the project's scripted tiny Qwen3 (tiny_qwen3.py); it
+skips or fails as gpt-oss's does.
+
 The session fixture ``litellm_proxy`` puts a real LiteLLM proxy in front of that server (litellm_gateway.py
 here; the ``gateway`` extra, which ``make test-real-server`` installs into ``.venv/gateway``). Without the
 ``litellm`` command it skips with the reason, or fails where the real server is required.
@@ -46,6 +50,7 @@ import pytest
 from gpt_oss import GptOssServer, GptOssUnavailable, start_gpt_oss
 from litellm_gateway import Gateway, GatewayUnavailable, find_litellm, start_litellm
 from processes import answers, free_port, read_log, stop_by_pid
+from transformers_serve import TransformersServer, session_server
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY_DIR = Path(os.environ.get("SSE_CHECK_TINY_LLAMA_DIR", ROOT / "tools" / "tiny-llama"))
@@ -278,3 +283,10 @@ def gpt_oss() -> Iterator[GptOssServer]:
 def gpt_oss_stub() -> Iterator[GptOssServer]:
     """The same server with the package's own stub model (one token queue shared by every request)."""
     yield from _gpt_oss("stub")
+
+
+@pytest.fixture(scope="session")
+def transformers_serve() -> Iterator[TransformersServer]:
+    """Hugging Face ``transformers serve`` with the scripted tiny Qwen3 (transformers_serve.py), one for the
+    session, stopped by its pid at the end."""
+    yield from session_server()
