@@ -107,7 +107,7 @@ $(GATEWAY_STAMP): pyproject.toml
 	touch $(GATEWAY_STAMP)
 
 test-real-server: $(REAL_STAMP) $(GATEWAY_STAMP)  ## a real llama-server and LiteLLM (first build: 15-30 min)
-	$(PYTHON) tools/envs.py install gpt-oss
+	$(PYTHON) tools/envs.py install gpt-oss transformers
 	$(PYTHON) tools/envs.py install vllm
 	SSE_CHECK_REAL_SERVER=1 SSE_CHECK_REQUIRE_REAL_SERVER=1 SSE_CHECK_LITELLM=$(abspath $(GATEWAY_VENV))/bin/litellm \
 	  $(BIN)/python -m pytest -q tests/real_server

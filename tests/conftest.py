@@ -60,6 +60,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("test_chat_corpus.py", "corpus"),
     ("test_real_openai.py", "corpus"),
     ("test_litellm_captures.py", "corpus"),
+    ("test_transformers_captures.py", "corpus"),
     ("test_http_captures.py", "corpus"),
     ("test_schema_check.py", "corpus"),
     ("test_fuzz", "corpus"),

@@ -27,6 +27,10 @@ The session fixture ``vllm`` is vLLM's CPU build (vllm_server.py here; its pinne
 endpoints; where it cannot be installed or started it skips with the reason, or fails where the real server is
 required.
 
+The session fixture ``transformers_serve`` is Hugging Face ``transformers serve`` (transformers_serve.py here; its
+pinned environment ``tools/envs/transformers.txt``) on the project's scripted tiny Qwen3 (tiny_qwen3.py); it
+skips or fails as gpt-oss's does.
+
 The session fixture ``litellm_proxy`` puts a real LiteLLM proxy in front of that server (litellm_gateway.py
 here; the ``gateway`` extra, which ``make test-real-server`` installs into ``.venv/gateway``). Without the
 ``litellm`` command it skips with the reason, or fails where the real server is required.
@@ -52,6 +56,7 @@ from gpt_oss import GptOssServer, GptOssUnavailable, start_gpt_oss
 from litellm_gateway import Gateway, GatewayUnavailable, find_litellm, start_litellm
 from processes import answers, free_port, read_log, stop_by_pid
 from vllm_server import VllmServer, VllmUnavailable, start_vllm
+from transformers_serve import TransformersServer, session_server
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY_DIR = Path(os.environ.get("SSE_CHECK_TINY_LLAMA_DIR", ROOT / "tools" / "tiny-llama"))
@@ -299,3 +304,10 @@ def vllm() -> Iterator[VllmServer]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(scope="session")
+def transformers_serve() -> Iterator[TransformersServer]:
+    """Hugging Face ``transformers serve`` with the scripted tiny Qwen3 (transformers_serve.py), one for the
+    session, stopped by its pid at the end."""
+    yield from session_server()

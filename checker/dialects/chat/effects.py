@@ -305,6 +305,14 @@ def _call_cut_by_length(result: object) -> bool:
             and any("tool_calls" in item.parts for item in result.items))  # type: ignore[attr-defined]
 
 
+def _cut_before_anything_visible(result: object) -> bool:
+    # The token limit ended the answer before any text, refusal or tool call: a choice that streamed reasoning
+    # only (or nothing). The Agents SDK takes that for a spent budget, not an answer, and raises.
+    return (FINISH_PREFIX + "length" in result.terminals  # type: ignore[attr-defined]
+            and not any({"content", "refusal", "tool_calls"} & set(item.parts)
+                        for item in result.items))  # type: ignore[attr-defined]
+
+
 AT_END: dict[str, tuple[EndEffect, ...]] = {
     "openai-agents": (
         EndEffect(Verdict.BREAKS, "ModelRefusalError: Model refused to produce output: … (a choice refuses, as a "
@@ -317,6 +325,13 @@ AT_END: dict[str, tuple[EndEffect, ...]] = {
                   "openai-agents-python src/agents/tool.py (_parse_function_tool_json_input, run on every call the "
                   "model made; measured on captures/llama.cpp-probe/chat/function_call_truncated.sse, "
                   "tests/test_real_clients.py)"),
+        EndEffect(Verdict.BREAKS, "ModelBehaviorError: Chat Completions stream terminated with finish_reason='length' "
+                                  "but produced no assistant text, tool call, or refusal. (a choice ends with "
+                                  "{terminal} before any of them, as a conforming stream may)",
+                  _cut_before_anything_visible,  # type: ignore[arg-type]
+                  "openai-agents-python src/agents/models/chatcmpl_stream_handler.py (the stream's end, "
+                  "raise_on_length_truncation, on for OpenAIChatCompletionsModel); measured on "
+                  "captures/transformers/chat/function_call_truncated.sse, tests/test_real_clients.py)"),
     ),
     "openai-python": (
         EndEffect(Verdict.BREAKS, f"{_PY_LENGTH} (a choice ends with {{terminal}}, as a conforming stream may; "
