@@ -105,15 +105,19 @@ _LIMIT = ("sse-check's own max-event-bytes limit (declared by the capture) skips
 _OUTPUT_TYPE = ("the prediction is for an agent with an output_type, as the request's json_schema format says; the "
                 "SDK validates the answer against that Python type, which neither the stream nor its request can give "
                 "the oracle (it has only the JSON schema), so the oracle's agent has none and returns the text")
-_NOT_OFFERED = ("the server calls get_weather, which the request did not offer ({offered}): the Agents SDK, whose "
-                "agent has the request's tools, raises ModelBehaviorError: Tool get_weather not found in agent. Comparing "
+_NOT_OFFERED = ("the server calls get_weather, which the request did not offer ({offered}): {client}, given the "
+                "request's tools, {error}. Comparing "
                 "a call's name with the request's tools is a judgement of the surface flow (TCH002, which the probe "
                 "reports), not of the stream, so the matrix of the stream alone cannot predict it")
 # (client, capture) -> why the prediction cannot equal what the client did on it.
 KNOWN: dict[tuple[str, str], str] = {
-    ("openai-agents", "transformers/custom_tool.forced.sse"): _NOT_OFFERED.format(offered="a custom tool run_python"),
-    ("openai-agents", "transformers/hosted_web_search.answer.sse"):
-        _NOT_OFFERED.format(offered="the hosted web_search tool"),
+    **{(client, f"transformers/{capture}"): _NOT_OFFERED.format(offered=offered, client=name, error=error)
+       for client, name, error in (
+           ("openai-agents", "the Agents SDK", "raises ModelBehaviorError: Tool get_weather not found in agent"),
+           ("vercel-ai", "the Vercel AI SDK", "streams a tool-error part: AI_NoSuchToolError: Model tried to call "
+                                                "unavailable tool 'get_weather'"))
+       for capture, offered in (("custom_tool.forced.sse", "a custom tool run_python"),
+                                ("hosted_web_search.answer.sse", "the hosted web_search tool"))},
     ("openai-agents", "transformers/structured_output.answer.sse"): _OUTPUT_TYPE,
     ("codex", "rules/SSE021-event-too-large.sse"): _LIMIT,
     ("openai-agents", "rules/SSE021-event-too-large.sse"): _LIMIT,
