@@ -27,6 +27,7 @@ from test_vllm_captures import real_disagreement
 from vllm_server import PROBE_ARGS, RECORDED
 
 from checker.compat import matrix
+from checker.engine_options import EngineOptions
 from checker.http_checks import ExchangeLinter, header
 from checker.captures import request_for
 from checker.oracles import Outcome, registry, runner
@@ -112,7 +113,7 @@ def test_the_real_clients_do_what_the_matrix_predicts_on_its_live_streams(
                 name = path.relative_to(saved).as_posix()
                 assert isinstance(outcome, Outcome) and outcome.failure is None, (client.name, name, outcome)
                 meta = json.loads(path.with_name(path.name.removesuffix(".sse") + ".meta.json").read_text())
-                linter = ExchangeLinter(meta, profile=get_profile("openai"), request=request_for(path))
+                linter = ExchangeLinter(meta, EngineOptions(profile=get_profile("openai")), request=request_for(path))
                 linter.feed(path.read_bytes())
                 result = linter.close()
                 why = real_disagreement(matrix(result)[client.name].verdict, outcome, result)
