@@ -46,17 +46,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol, TypeVar
 
 import pytest
 from gpt_oss import GptOssServer, GptOssUnavailable, start_gpt_oss
 from litellm_gateway import Gateway, GatewayUnavailable, find_litellm, start_litellm
 from processes import answers, free_port, read_log, stop_by_pid
 from vllm_server import VllmServer, VllmUnavailable, start_vllm
-from transformers_serve import TransformersServer, session_server
+from transformers_serve import TransformersServer, TransformersUnavailable, start_transformers
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY_DIR = Path(os.environ.get("SSE_CHECK_TINY_LLAMA_DIR", ROOT / "tools" / "tiny-llama"))
@@ -266,17 +266,30 @@ def litellm_launcher() -> object:
     return start_litellm
 
 
-def _gpt_oss(mode: str) -> Iterator[GptOssServer]:
+class _Server(Protocol):
+    def close(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Server)
+
+
+def _session_server(name: str, start: Callable[[], S], unavailable: tuple[type[Exception], ...]) -> Iterator[S]:
+    """The body of a real server's session fixture: ``start()``, then skip, or fail where the real server is
+    required; the server yielded, and stopped by its pid at the end."""
     try:
-        server = start_gpt_oss(mode)
-    except GptOssUnavailable as exc:
+        server = start()
+    except unavailable as exc:
         if _required():
-            pytest.fail(f"the gpt-oss server is required here ($CI or ${REQUIRE_ENV} is set): {exc}", pytrace=False)
-        pytest.skip(f"gpt-oss server not available: {exc}")
+            pytest.fail(f"{name} is required here ($CI or ${REQUIRE_ENV} is set): {exc}", pytrace=False)
+        pytest.skip(f"{name} not available: {exc}")
     try:
         yield server
     finally:
         server.close()
+
+
+def _gpt_oss(mode: str) -> Iterator[GptOssServer]:
+    yield from _session_server("the gpt-oss server", lambda: start_gpt_oss(mode), (GptOssUnavailable,))
 
 
 @pytest.fixture(scope="session")
@@ -294,20 +307,11 @@ def gpt_oss_stub() -> Iterator[GptOssServer]:
 @pytest.fixture(scope="session")
 def vllm() -> Iterator[VllmServer]:
     """vLLM's CPU build with the scripted tiny Qwen3, for the session; stopped by its pid at the end."""
-    try:
-        server = start_vllm()
-    except (VllmUnavailable, RuntimeError) as exc:
-        if _required():
-            pytest.fail(f"vLLM is required here ($CI or ${REQUIRE_ENV} is set): {exc}", pytrace=False)
-        pytest.skip(f"vLLM not available: {exc}")
-    try:
-        yield server
-    finally:
-        server.close()
+    yield from _session_server("vLLM", start_vllm, (VllmUnavailable, RuntimeError))
 
 
 @pytest.fixture(scope="session")
 def transformers_serve() -> Iterator[TransformersServer]:
     """Hugging Face ``transformers serve`` with the scripted tiny Qwen3 (transformers_serve.py), one for the
     session, stopped by its pid at the end."""
-    yield from session_server()
+    yield from _session_server("transformers serve", start_transformers, (TransformersUnavailable, RuntimeError))

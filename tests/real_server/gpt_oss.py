@@ -30,7 +30,6 @@ import argparse
 import gzip
 import hashlib
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -39,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from processes import free_port, http_status, read_log, stop_by_pid
+from processes import free_port, http_status, read_log, run_by_hand, stop_by_pid
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))  # tools/envs.py: the pinned environments
@@ -163,17 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=18800)
     parser.add_argument("--stub", action="store_true", help="the package's own stub model instead of the script")
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    server = start_gpt_oss("stub" if args.stub else "scripted", port=args.port)
-    print(f"gpt-oss {VERSION} ({server.mode}, pid {server.pid}) on {server.url}; Ctrl-C stops it", flush=True)
-    try:
-        server.proc.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
-    return 0
+    return run_by_hand(lambda: start_gpt_oss("stub" if args.stub else "scripted", port=args.port),
+                       lambda server: f"gpt-oss {VERSION} ({server.mode}, pid {server.pid}) on {server.url}; "
+                                      "Ctrl-C stops it")
 
 
 if __name__ == "__main__":

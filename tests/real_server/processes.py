@@ -8,7 +8,8 @@ import os
 import signal
 import socket
 import subprocess
-from typing import IO
+from collections.abc import Callable
+from typing import IO, Protocol, TypeVar
 
 # A server that has not exited this long after SIGTERM is killed.
 STOP_TIMEOUT_S = 10.0
@@ -59,3 +60,28 @@ def stop_by_pid(proc: subprocess.Popen[bytes]) -> int:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(STOP_TIMEOUT_S)
     return proc.returncode
+
+
+class _Running(Protocol):
+    proc: subprocess.Popen[bytes]
+
+    def close(self) -> None: ...
+
+
+R = TypeVar("R", bound=_Running)
+
+
+def run_by_hand(start: Callable[[], R], banner: Callable[[R], str]) -> int:
+    """A server module's ``main``: start the server, say where it is (``banner``), serve until Ctrl-C or SIGTERM,
+    then stop it by its pid."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    server = start()
+    print(banner(server), flush=True)
+    try:
+        server.proc.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0

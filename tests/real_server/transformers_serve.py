@@ -33,17 +33,15 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from processes import free_port, http_status, read_log, stop_by_pid
+from processes import free_port, http_status, read_log, run_by_hand, stop_by_pid
 from tiny_qwen3 import NAME, TinyQwen3Unavailable, ensure_tiny_qwen3
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +58,6 @@ SERVED_AS = f"{NAME}@main"
 PROBE_ARGS = ("--model", MODEL, "--api", "responses,chat")
 RECORDED = ROOT / "captures" / "transformers"
 START_TIMEOUT_S = 180.0  # about 20 s on 2 idle cores; the machine is shared
-REQUIRE_ENV = "SSE_CHECK_REQUIRE_REAL_SERVER"
 DROPPED_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", "HF_TOKEN",
                "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE",
                "OPENAI_API_KEY", "OPENAI_BASE_URL")
@@ -157,43 +154,14 @@ def start_transformers(port: int | None = None, hub: bool = False) -> Transforme
     raise RuntimeError(f"transformers serve did not come up: {last}")
 
 
-def _required() -> bool:
-    return bool(os.environ.get(REQUIRE_ENV) or os.environ.get("CI"))
-
-
-def session_server() -> Iterator[TransformersServer]:
-    """The body of the session fixture (conftest.py): skip, or fail where the real server is required."""
-    import pytest
-
-    try:
-        server = start_transformers()
-    except (TransformersUnavailable, RuntimeError) as exc:
-        if _required():
-            pytest.fail(f"transformers serve is required here ($CI or ${REQUIRE_ENV} is set): {exc}", pytrace=False)
-        pytest.skip(f"transformers serve not available: {exc}")
-    try:
-        yield server
-    finally:
-        server.close()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="run the real-server suite's transformers serve until interrupted")
     parser.add_argument("--port", type=int, default=18900)
     parser.add_argument("--hub", action="store_true", help="create its model cache folder ($HF_HOME/hub) first")
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    server = start_transformers(port=args.port, hub=args.hub)
-    print(f"transformers serve {VERSION} (pid {server.pid}, up in {server.started_in:.0f} s) on {server.url}, "
-          f"model {MODEL!r}; Ctrl-C stops it", flush=True)
-    try:
-        server.proc.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
-    return 0
+    return run_by_hand(lambda: start_transformers(port=args.port, hub=args.hub),
+                       lambda server: f"transformers serve {VERSION} (pid {server.pid}, up in "
+                                      f"{server.started_in:.0f} s) on {server.url}, model {MODEL!r}; Ctrl-C stops it")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from processes import answers, free_port, read_log, stop_by_pid
+from processes import answers, free_port, read_log, run_by_hand, stop_by_pid
 from tiny_qwen3 import NAME as MODEL
 from tiny_qwen3 import TinyQwen3Unavailable, ensure_tiny_qwen3
 
@@ -185,18 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="run the real-server suite's vLLM until interrupted")
     parser.add_argument("--port", type=int, default=18900)
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    server = start_vllm(port=args.port)
-    print(f"vLLM {VERSION} (pid {server.pid}, up in {server.started_s:.0f} s) on {server.url}, model {MODEL}; "
-          "Ctrl-C stops it", flush=True)
-    try:
-        server.proc.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
-    return 0
+    return run_by_hand(lambda: start_vllm(port=args.port),
+                       lambda server: f"vLLM {VERSION} (pid {server.pid}, up in {server.started_s:.0f} s) on "
+                                      f"{server.url}, model {MODEL}; Ctrl-C stops it")
 
 
 if __name__ == "__main__":
